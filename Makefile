@@ -1,0 +1,45 @@
+# Front door: `make run` and `make test` install what is missing, configure, build, then run or test.
+PRESET ?= default
+BUILD_DIR := build/$(PRESET)
+JOBS ?= $(shell nproc)
+OUT ?= out
+RUN_ARGS ?=
+
+.PHONY: all deps configure build run test test-debug static format format-check clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake --preset $(PRESET) > /dev/null
+
+build: configure
+	@cmake --build --preset $(PRESET) -j $(JOBS)
+
+# The main job on the embedded default model: a quantized precision and its FP16 baseline, one process.
+run: build
+	@mkdir -p $(OUT)
+	$(BUILD_DIR)/bin/ecocompute run --out $(OUT)/energy.json $(RUN_ARGS)
+	$(BUILD_DIR)/bin/ecocompute validate $(OUT)/energy.json
+
+test: build
+	@ctest --preset $(PRESET) -j $(JOBS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-debug:
+	@$(MAKE) --no-print-directory test PRESET=debug
+
+# A binary for the GPU machine (see docs/gpu-machine.md).
+static:
+	@$(MAKE) --no-print-directory build PRESET=static
+
+format:
+	@git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format -i
+
+format-check:
+	@git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format --dry-run --Werror
+
+clean:
+	rm -rf build

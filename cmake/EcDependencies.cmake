@@ -1,0 +1,40 @@
+# Third-party libraries, all from Debian's packages; EC_STATIC makes every one of them link statically.
+if(EC_STATIC)
+  set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+endif()
+
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(valijson REQUIRED)
+find_package(Threads REQUIRED)
+find_package(OpenSSL REQUIRED)  # libcrypto: SHA-256 of corpora and files
+find_package(SQLite3 REQUIRED)
+find_package(GSL REQUIRED)
+
+find_path(PCRE2_INCLUDE_DIR pcre2.h REQUIRED)
+find_library(PCRE2_LIBRARY pcre2-8 REQUIRED)
+add_library(ec_pcre2 INTERFACE)
+target_include_directories(ec_pcre2 INTERFACE ${PCRE2_INCLUDE_DIR})
+target_link_libraries(ec_pcre2 INTERFACE ${PCRE2_LIBRARY})
+target_compile_definitions(ec_pcre2 INTERFACE PCRE2_CODE_UNIT_WIDTH=8 $<$<BOOL:${EC_STATIC}>:PCRE2_STATIC>)
+
+find_path(UTF8PROC_INCLUDE_DIR utf8proc.h REQUIRED)
+find_library(UTF8PROC_LIBRARY utf8proc REQUIRED)
+add_library(ec_utf8proc INTERFACE)
+target_include_directories(ec_utf8proc INTERFACE ${UTF8PROC_INCLUDE_DIR})
+target_link_libraries(ec_utf8proc INTERFACE ${UTF8PROC_LIBRARY})
+if(EC_STATIC)
+  target_compile_definitions(ec_utf8proc INTERFACE UTF8PROC_STATIC)
+endif()
+
+# fmt is used header-only so the static binary needs no libfmt.so (Debian ships no libfmt.a).
+add_library(ec_fmt INTERFACE)
+target_link_libraries(ec_fmt INTERFACE fmt::fmt-header-only)
+
+if(EC_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(EC_BUILD_BENCH)
+  find_package(benchmark QUIET)
+endif()

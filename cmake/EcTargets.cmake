@@ -1,0 +1,53 @@
+# Helpers that give every project target the same warnings, sanitizers and layout conventions.
+function(ec_project_flags target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Werror>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings --expt-relaxed-constexpr>)
+  if(EC_SANITIZE)
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all>)
+    target_link_options(${target} PUBLIC -fsanitize=address,undefined)
+  endif()
+endfunction()
+
+# ec_module(NAME DIRS dir... DEPS target...): a static library of every .cpp (and .cu when CUDA is on)
+# in the listed folders under src/. New files join their folder's library without touching CMake.
+function(ec_module name)
+  cmake_parse_arguments(ARG "" "" "DIRS;DEPS;CUDA_DIRS" ${ARGN})
+  set(sources)
+  foreach(dir IN LISTS ARG_DIRS)
+    file(GLOB found CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/${dir}/*.cpp")
+    list(APPEND sources ${found})
+  endforeach()
+  if(EC_HAVE_CUDA)
+    foreach(dir IN LISTS ARG_CUDA_DIRS)
+      file(GLOB found CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/${dir}/*.cu"
+           "${PROJECT_SOURCE_DIR}/src/${dir}/*.cpp")
+      list(APPEND sources ${found})
+    endforeach()
+  endif()
+  if(sources)
+    add_library(${name} STATIC ${sources})
+    target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+    ec_project_flags(${name})
+  else()
+    add_library(${name} INTERFACE)
+    target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR}/src)
+    target_link_libraries(${name} INTERFACE ${ARG_DEPS})
+  endif()
+endfunction()
+
+# ec_test(NAME DIR dir DEPS target...): one GoogleTest binary from tests/<dir>/*_test.cpp.
+function(ec_test name)
+  cmake_parse_arguments(ARG "" "DIR" "DEPS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tests/${ARG_DIR}/*_test.cpp")
+  if(NOT sources)
+    return()
+  endif()
+  add_executable(${name} ${sources})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} ec_test_support GTest::gtest GTest::gmock GTest::gtest_main)
+  ec_project_flags(${name})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${ARG_DIR})
+endfunction()

@@ -1,0 +1,21 @@
+// Every subcommand registers itself on the root CLI11 app through one of these functions.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace ec::cli {
+
+// Thrown by a command that has already explained itself and wants a particular exit status.
+struct ExitStatus {
+  int code;
+};
+
+void add_info_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
+void add_tokenize_command(CLI::App& app);
+void add_generate_command(CLI::App& app);
+
+}  // namespace ec::cli

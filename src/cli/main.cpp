@@ -1,0 +1,35 @@
+// ecocompute entry point: builds the command tree and maps failures to exit codes (0 ok, 1 failure, 2 usage).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ecocompute: what quantizing an LLM really costs, in joules per token and quality"};
+  app.set_version_flag("--version", EC_VERSION);
+  app.require_subcommand(1);
+  ec::cli::add_info_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  } catch (const ec::cli::ExitStatus& e) {
+    return e.code;
+  } catch (const ec::UsageError& e) {
+    fmt::print(stderr, "ecocompute: {}\n", e.what());
+    return 2;
+  } catch (const ec::Error& e) {
+    fmt::print(stderr, "ecocompute: error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ecocompute: unexpected error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

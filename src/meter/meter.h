@@ -1,0 +1,47 @@
+// The meter interface: named windows over which energy is read, with how each figure was obtained.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace ec::meter {
+
+// One closed window. Absent optionals mean "this meter could not measure it", never zero.
+struct WindowResult {
+  std::string name;                           // "idle", "prefill", "decode", "quality"
+  double seconds = 0.0;                       // steady-clock duration of the window
+  std::optional<double> energy_j;             // the primary figure
+  std::string energy_source;                  // e.g. "nvml_total_energy_counter"; "" when absent
+  std::optional<double> cross_check_energy_j; // e.g. trapezoid-integrated instant power
+  std::string cross_check_source;
+  std::optional<double> avg_power_w;          // energy_j / seconds when energy is known
+  nlohmann::json telemetry = nlohmann::json::object();  // clocks, temperature, samples, flags
+};
+
+class Meter {
+ public:
+  virtual ~Meter() = default;
+
+  virtual std::string name() const = 0;  // "nvml", "rapl", "unavailable"
+  // True when windows carry a hardware energy figure (only then may a report say `measured`).
+  virtual bool measures_energy() const = 0;
+  // Why it does not, when it does not.
+  virtual std::string unavailable_reason() const { return {}; }
+
+  // Opens a window. The caller has already synchronised the device it measures.
+  virtual void begin(std::string_view window) = 0;
+  // Closes the open window and returns what was measured over it.
+  virtual WindowResult end() = 0;
+
+  // Static facts for the report: device, method, sample rate, counter update period, ...
+  virtual nlohmann::json describe() const = 0;
+};
+
+// A meter that times windows but measures no energy, stating `reason` in its description.
+std::unique_ptr<Meter> make_unavailable_meter(std::string reason);
+
+}  // namespace ec::meter
