@@ -1,9 +1,11 @@
-// Model hyper-parameters: parsed from a Hugging Face config.json (Llama, Qwen2) or taken from a preset.
+// Model hyper-parameters: parsed from a Hugging Face config.json (Llama, Qwen2) or taken from a
+// preset.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -28,6 +30,9 @@ struct ModelConfig {
   bool attention_bias = false;  // Qwen2: q/k/v projections carry a bias
   int bos_token_id = -1;        // -1 when the config has none
   int eos_token_id = -1;
+  // Which tokenizer a preset pairs with: "qwen2", "llama2" or "bytes" (one token per byte).
+  // Empty for checkpoints, which bring their own tokenizer.json.
+  std::string tokenizer_family;
 
   // Number of parameters (embedding and lm_head counted once when tied), and in billions.
   int64_t parameter_count() const;
@@ -36,12 +41,13 @@ struct ModelConfig {
 
 std::string_view arch_name(Arch a);  // "llama", "qwen2"
 
-// Parses config.json; every missing or mistyped field is an ec::Error naming the file and the field.
+// Parses config.json; every missing or mistyped field is an ec::Error naming the file and the
+// field.
 ModelConfig parse_hf_config(const std::filesystem::path& config_json);
 ModelConfig parse_hf_config(const nlohmann::json& config, const std::string& source_name);
 
-// The config.json a Hugging Face library would write for this config (used by the safetensors writer
-// and by tests that build checkpoints).
+// The config.json a Hugging Face library would write for this config (used by the safetensors
+// writer and by tests that build checkpoints).
 nlohmann::json to_hf_config(const ModelConfig& config);
 
 }  // namespace ec::model

@@ -1,4 +1,5 @@
-// A model's weights in memory, named by role rather than by checkpoint key; storage kept alive by `owner`.
+// A model's weights in memory, named by role rather than by checkpoint key; storage kept alive by
+// `owner`.
 #pragma once
 
 #include <cstdint>
@@ -30,11 +31,11 @@ struct Tensor {
 };
 
 struct LayerWeights {
-  Tensor attn_norm;                 // [hidden]
-  Tensor wq, wk, wv, wo;            // [out, in] (PyTorch Linear layout)
-  std::optional<Tensor> bq, bk, bv; // Qwen2 only
-  Tensor ffn_norm;                  // [hidden]
-  Tensor w_gate, w_up, w_down;      // [inter, hidden], [inter, hidden], [hidden, inter]
+  Tensor attn_norm;                  // [hidden]
+  Tensor wq, wk, wv, wo;             // [out, in] (PyTorch Linear layout)
+  std::optional<Tensor> bq, bk, bv;  // Qwen2 only
+  Tensor ffn_norm;                   // [hidden]
+  Tensor w_gate, w_up, w_down;       // [inter, hidden], [inter, hidden], [hidden, inter]
 };
 
 struct ModelWeights {
