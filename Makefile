@@ -6,7 +6,7 @@ OUT ?= out
 RUN_ARGS ?=
 
 
-.PHONY: all deps fixtures configure build run test test-debug static format format-check clean
+.PHONY: all deps fixtures configure build run test test-debug static format format-check clean fuzz
 
 all: build
 
@@ -39,6 +39,11 @@ test-debug:
 # A binary for the GPU machine (see docs/gpu-machine.md).
 static:
 	@$(MAKE) --no-print-directory build PRESET=static
+
+# Every libFuzzer target for FUZZ_SECONDS each (clang build in build/fuzz); crashes kept in build/fuzz/crashes.
+FUZZ_SECONDS ?= 600
+fuzz: fixtures
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 format:
 	@git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format -i

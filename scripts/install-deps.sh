@@ -7,7 +7,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libvalijson-dev
   libpcre2-dev libutf8proc-dev libssl-dev libsqlite3-dev libgsl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang-format
+  clang-format clang libclang-rt-14-dev
 )
 
 missing=()

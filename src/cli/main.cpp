@@ -1,17 +1,31 @@
-// ecocompute entry point: builds the command tree and maps failures to exit codes (0 ok, 1 failure, 2 usage).
-#include <CLI/CLI.hpp>
+// ecocompute entry point: builds the command tree and maps failures to exit codes (0 ok, 1 failure,
+// 2 usage).
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 
+#include "cli/analysis_commands.h"
 #include "cli/commands.h"
+#include "cli/meter_commands.h"
 #include "core/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"ecocompute: what quantizing an LLM really costs, in joules per token and quality"};
   app.set_version_flag("--version", EC_VERSION);
   app.require_subcommand(1);
+  ec::cli::add_run_command(app);
+  ec::cli::add_validate_command(app);
   ec::cli::add_info_command(app);
+  ec::cli::add_tokenize_command(app);
+  ec::cli::add_generate_command(app);
+  ec::cli::add_measure_command(app);
+  ec::cli::add_ingest_command(app);
+  ec::cli::add_aggregate_command(app);
+  ec::cli::add_compare_command(app);
+  ec::cli::add_fit_command(app);
+  ec::cli::add_estimate_command(app);
+  ec::cli::add_check_regression_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

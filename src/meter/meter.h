@@ -1,6 +1,7 @@
 // The meter interface: named windows over which energy is read, with how each figure was obtained.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,13 +13,13 @@ namespace ec::meter {
 
 // One closed window. Absent optionals mean "this meter could not measure it", never zero.
 struct WindowResult {
-  std::string name;                           // "idle", "prefill", "decode", "quality"
-  double seconds = 0.0;                       // steady-clock duration of the window
-  std::optional<double> energy_j;             // the primary figure
-  std::string energy_source;                  // e.g. "nvml_total_energy_counter"; "" when absent
-  std::optional<double> cross_check_energy_j; // e.g. trapezoid-integrated instant power
+  std::string name;                            // "idle", "prefill", "decode", "quality"
+  double seconds = 0.0;                        // steady-clock duration of the window
+  std::optional<double> energy_j;              // the primary figure
+  std::string energy_source;                   // e.g. "nvml_total_energy_counter"; "" when absent
+  std::optional<double> cross_check_energy_j;  // e.g. trapezoid-integrated instant power
   std::string cross_check_source;
-  std::optional<double> avg_power_w;          // energy_j / seconds when energy is known
+  std::optional<double> avg_power_w;                    // energy_j / seconds when energy is known
   nlohmann::json telemetry = nlohmann::json::object();  // clocks, temperature, samples, flags
 };
 
@@ -43,5 +44,22 @@ class Meter {
 
 // A meter that times windows but measures no energy, stating `reason` in its description.
 std::unique_ptr<Meter> make_unavailable_meter(std::string reason);
+
+// How to choose and run the best meter on this machine.
+struct MeterOptions {
+  std::optional<unsigned> gpu;  // index among the visible GPUs (CUDA_VISIBLE_DEVICES order); 0
+  double hz = 10.0;             // sampler rate; 100 for short phases
+  double counter_hz = 25.0;  // energy-counter reads by the sampler (≤ hz): ~4 ms CPU each on H200
+  std::string nvml_library;  // "" = EC_NVML_LIBRARY or libnvidia-ml.so.1
+  std::filesystem::path rapl_root = "/sys/class/powercap";  // CPU energy (reported alongside)
+};
+
+// The NVML meter when a GPU is present and its energy counter reads; otherwise an unavailable
+// meter whose reason says exactly why (library missing, no device, not supported, no permission).
+std::unique_ptr<Meter> make_best_meter(const MeterOptions& options = {});
+
+// For `ecocompute info`: the NVML library, driver, and per visible GPU what it can measure
+// ({"available": bool, "reason": ..., "gpus": [...], "rapl": {...}}). Never throws.
+nlohmann::json describe_gpus(const MeterOptions& options = {});
 
 }  // namespace ec::meter

@@ -27,7 +27,8 @@ class UnavailableMeter final : public Meter {
     open_ = false;
     WindowResult result;
     result.name = window_;
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     return result;
   }
 

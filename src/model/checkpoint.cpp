@@ -79,7 +79,7 @@ std::map<std::string, Located> read_sharded(const fs::path& dir) {
   json index;
   try {
     index = json::parse(read_file(index_path));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     fail("{}: not valid JSON: {}", index_name, e.what());
   }
   if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {

@@ -37,6 +37,17 @@ std::string_view type_of(const json& v) {
   }
 }
 
+// dump() recurses once per nesting level and a hostile config can nest arrays a million deep, so
+// error messages only show values of bounded depth.
+bool nested_deeper_than(const json& v, int levels) {
+  if (!v.is_structured()) return false;
+  if (levels == 0) return true;
+  for (const json& child : v) {
+    if (nested_deeper_than(child, levels - 1)) return true;
+  }
+  return false;
+}
+
 // Reads one field of the config object with the file name in every error.
 class FieldReader {
  public:
@@ -55,7 +66,7 @@ class FieldReader {
   [[noreturn]] void wrong(std::string_view field, std::string_view expected,
                           const json& got) const {
     fail("{}: field '{}' must be {}, got {} ({})", source_, field, expected, type_of(got),
-         got.dump().substr(0, 60));
+         nested_deeper_than(got, 8) ? "nested too deeply to show" : got.dump().substr(0, 60));
   }
   [[noreturn]] void missing(std::string_view field, std::string_view expected) const {
     fail("{}: missing field '{}' (expected {})", source_, field, expected);
@@ -162,7 +173,7 @@ ModelConfig parse_hf_config(const std::filesystem::path& config_json) {
   json parsed;
   try {
     parsed = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     fail("{}: not valid JSON: {}", config_json.string(), e.what());
   }
   return parse_hf_config(parsed, config_json.string());

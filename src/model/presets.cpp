@@ -74,7 +74,7 @@ std::vector<Preset> build() {
   // `make run`'s embedded model: Qwen2-style, byte vocabulary padded to 320 (a multiple of 64, as
   // real vocabularies are padded). 2.99M parameters, 6.0 MB in FP16: the whole protocol runs in
   // seconds on two CPU cores, yet every kernel sees real GQA, biases and multi-layer shapes.
-  p.push_back(make("default", {q, 320, 256, 688, 4, 4, 2, 1024, 1e-6, 1e6, true, 256, 257}, "bytes",
+  p.push_back(make("default", {q, 320, 128, 352, 4, 4, 2, 1024, 1e-6, 1e6, true, 256, 257}, "bytes",
                    "synthetic", "small embedded Qwen2-style model used by `make run`"));
   return p;
 }

@@ -14,6 +14,9 @@ namespace {
 
 using nlohmann::json;
 
+// Deepest nesting accepted in a header: root object, tensor entry, shape list (3) plus slack.
+constexpr int kMaxHeaderDepth = 8;
+
 bool parse_dtype(std::string_view s, DType& out) {
   for (DType t : {DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8, DType::i32}) {
     if (dtype_name(t) == s) {
@@ -129,19 +132,26 @@ SafetensorsFile read_safetensors(const std::filesystem::path& path) {
   const uint64_t data_size = bytes.size() - 8 - header_len;
 
   // nlohmann keeps the last of duplicate keys; a parser callback sees every top-level key first.
+  // It also caps the nesting (a valid header has 3 levels): error messages dump() values, which
+  // recurses once per level and overflows the stack on a header of a million '['.
   std::set<std::string> seen;
   std::string duplicate;
   json header;
   try {
-    header = json::parse(header_begin, header_begin + header_len,
-                         [&](int depth, json::parse_event_t event, json& parsed) {
-                           if (depth == 1 && event == json::parse_event_t::key) {
-                             auto key = parsed.get<std::string>();
-                             if (!seen.insert(key).second && duplicate.empty()) duplicate = key;
-                           }
-                           return true;
-                         });
-  } catch (const json::parse_error& e) {
+    header = json::parse(
+        header_begin, header_begin + header_len,
+        [&](int depth, json::parse_event_t event, json& parsed) {
+          if (depth >= kMaxHeaderDepth && (event == json::parse_event_t::array_start ||
+                                           event == json::parse_event_t::object_start)) {
+            fail("{}: header nests deeper than {} levels", file, kMaxHeaderDepth);
+          }
+          if (depth == 1 && event == json::parse_event_t::key) {
+            auto key = parsed.get<std::string>();
+            if (!seen.insert(key).second && duplicate.empty()) duplicate = key;
+          }
+          return true;
+        });
+  } catch (const json::exception& e) {
     fail("{}: header is not valid JSON: {}", file, e.what());
   }
   if (!duplicate.empty()) fail("{}: tensor '{}' appears twice in the header", file, duplicate);

@@ -2,6 +2,7 @@
 #include "quant/format.h"
 
 #include <cmath>
+#include <string>
 
 #include "core/error.h"
 
@@ -21,11 +22,20 @@ std::string_view format_name(Format format) {
   return "unknown";
 }
 
+bool shape_has_count(int64_t rows, int64_t cols, size_t count) {
+  int64_t product = 0;
+  return rows >= 0 && cols >= 0 && rows <= kMaxQuantizedDim && cols <= kMaxQuantizedDim &&
+         !__builtin_mul_overflow(rows, cols, &product) && static_cast<uint64_t>(product) == count;
+}
+
 void require_finite(std::span<const float> values, int64_t cols, std::string_view tensor_name) {
   for (size_t i = 0; i < values.size(); ++i) {
     const float v = values[i];
-    if (std::isfinite(v)) continue;
-    const char* what = std::isnan(v) ? "NaN" : (v > 0 ? "+Inf" : "-Inf");
+    if (std::fabs(v) <= kMaxQuantizableMagnitude) continue;  // false for NaN
+    const std::string what = std::isnan(v) ? "NaN"
+                             : std::isinf(v)
+                                 ? (v > 0 ? "+Inf" : "-Inf")
+                                 : fmt::format("{} (above {})", v, kMaxQuantizableMagnitude);
     const auto index = static_cast<int64_t>(i);
     if (cols > 0) {
       fail("tensor '{}': element {} (row {}, column {}) is {}; quantization needs finite values",

@@ -15,8 +15,8 @@ namespace ec::quant {
 // backends/default/ops.py (int8_mixed_scaled_mm: output.addmm(A[:, cols], dequant(CB[:, cols])ᵀ)).
 Int8Activations quantize_activations_llm_int8(std::span<const float> x, int64_t rows, int64_t cols,
                                               float threshold, std::string_view name) {
-  EC_CHECK(rows >= 0 && cols >= 0 && static_cast<int64_t>(x.size()) == rows * cols,
-           "tensor '{}': {} values given for shape [{}, {}]", name, x.size(), rows, cols);
+  EC_CHECK(shape_has_count(rows, cols, x.size()), "tensor '{}': {} values given for shape [{}, {}]",
+           name, x.size(), rows, cols);
   EC_CHECK(std::isfinite(threshold) && threshold >= 0.0f,
            "tensor '{}': LLM.int8() threshold must be finite and >= 0, got {}", name, threshold);
   require_finite(x, cols, name);

@@ -31,8 +31,8 @@ Int8RowwiseTensor quantize_int8_rowwise(std::span<const float> w, int64_t rows, 
                                         std::string_view name, Format format) {
   EC_CHECK(format == Format::int8_llm || format == Format::int8_wo,
            "tensor '{}': int8 row-wise layout requested for format {}", name, format_name(format));
-  EC_CHECK(rows >= 0 && cols >= 0 && static_cast<int64_t>(w.size()) == rows * cols,
-           "tensor '{}': {} values given for shape [{}, {}]", name, w.size(), rows, cols);
+  EC_CHECK(shape_has_count(rows, cols, w.size()), "tensor '{}': {} values given for shape [{}, {}]",
+           name, w.size(), rows, cols);
   require_finite(w, cols, name);
 
   Int8RowwiseTensor t;

@@ -31,7 +31,8 @@ struct Int8RowwiseTensor {
 
 // CB = round_half_even(w · (127 / absmax_row)), SCB = absmax_row, as bnb's kInt8VectorQuant.
 // An all-zero row gets SCB = 0 and codes 0 (no division happens). `w` is [rows, cols] row-major;
-// NaN/Inf → ec::Error naming `name`. `format` must be int8_llm or int8_wo.
+// NaN/Inf (or |w| > kMaxQuantizableMagnitude) → ec::Error naming `name`. `format` must be
+// int8_llm or int8_wo.
 Int8RowwiseTensor quantize_int8_rowwise(std::span<const float> w, int64_t rows, int64_t cols,
                                         std::string_view name, Format format = Format::int8_llm);
 

@@ -47,8 +47,8 @@ void quantize_nf4_blocks(std::span<const float> w, std::vector<uint8_t>& packed,
 
 Nf4Tensor quantize_nf4(std::span<const float> w, int64_t rows, int64_t cols,
                        std::string_view name) {
-  EC_CHECK(rows >= 0 && cols >= 0 && static_cast<int64_t>(w.size()) == rows * cols,
-           "tensor '{}': {} values given for shape [{}, {}]", name, w.size(), rows, cols);
+  EC_CHECK(shape_has_count(rows, cols, w.size()), "tensor '{}': {} values given for shape [{}, {}]",
+           name, w.size(), rows, cols);
   require_finite(w, cols, name);
   Nf4Tensor t;
   t.name = std::string(name);

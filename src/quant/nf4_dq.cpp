@@ -65,8 +65,8 @@ std::vector<float> dequantize_absmax(const DoubleQuantizedAbsmax& dq) {
 
 Nf4DqTensor quantize_nf4_dq(std::span<const float> w, int64_t rows, int64_t cols,
                             std::string_view name) {
-  EC_CHECK(rows >= 0 && cols >= 0 && static_cast<int64_t>(w.size()) == rows * cols,
-           "tensor '{}': {} values given for shape [{}, {}]", name, w.size(), rows, cols);
+  EC_CHECK(shape_has_count(rows, cols, w.size()), "tensor '{}': {} values given for shape [{}, {}]",
+           name, w.size(), rows, cols);
   require_finite(w, cols, name);
   Nf4DqTensor t;
   t.name = std::string(name);

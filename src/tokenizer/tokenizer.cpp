@@ -111,7 +111,7 @@ void read_config(const std::filesystem::path& path, Tokenizer::Impl& impl) {
   nlohmann::json config;
   try {
     config = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     where.fail(fmt::format("not valid JSON ({})", e.what()));
   }
   if (!config.is_object()) where.fail("expected a JSON object");

@@ -84,7 +84,7 @@ TEST(SyntheticTest, ShapesMatchTheConfig) {
 }
 
 TEST(SyntheticTest, StatisticsLookTrained) {
-  const ModelConfig& c = preset_or_throw("default");  // hidden 256, inter 688
+  const ModelConfig& c = preset_or_throw("default");  // hidden 128, inter 352
   auto w = make_synthetic_weights(c, 77, DType::f32);
   const float h = static_cast<float>(c.hidden_size);
 

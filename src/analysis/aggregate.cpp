@@ -1,0 +1,193 @@
+// Per-configuration summaries; the statistics come from stats.h, the tables only lay them out.
+#include "analysis/aggregate.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace ec::analysis {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+template <class Get>
+MetricSummary summarize_field(const std::vector<const store::RunRow*>& runs, Get get) {
+  std::vector<double> values;
+  for (const auto* r : runs) {
+    if (auto v = get(*r)) values.push_back(*v);
+  }
+  return summarize(values);
+}
+
+// Rounded for the tables: 4 decimals are below any meter's resolution and keep CSVs readable.
+store::Value rounded(double v) {
+  if (!std::isfinite(v)) return {};
+  return std::round(v * 1e4) / 1e4;
+}
+
+}  // namespace
+
+std::string ConfigKey::configuration_label() const {
+  std::string label = fmt::format("{} {} {}", gpu, model, precision);
+  if (!weight_format.empty()) label += "/" + weight_format;
+  return label;
+}
+
+ConfigKey config_key(const store::RunRow& row) {
+  return {row.gpu,       row.gpu_arch,      row.model,  row.params_b.value_or(kNaN),
+          row.precision, row.weight_format, row.session};
+}
+
+MetricSummary summarize(std::span<const double> values) {
+  MetricSummary m;
+  m.n = values.size();
+  m.mean = mean(values);
+  m.sd = sample_sd(values);
+  m.cv_pct = 100.0 * cv(values);
+  m.ci95 = t_interval(values, 0.95);
+  return m;
+}
+
+AggregateResult aggregate(std::span<const store::RunRow> rows) {
+  AggregateResult result;
+  // NaN params would break the ordering; such runs group under a key with params_b = -1 instead.
+  std::map<ConfigKey, std::vector<const store::RunRow*>> groups;
+  for (const auto& r : rows) {
+    if (!r.is_measured()) {
+      ++result.not_measured;
+      continue;
+    }
+    ConfigKey key = config_key(r);
+    if (std::isnan(key.params_b)) key.params_b = -1.0;
+    groups[key].push_back(&r);
+  }
+  for (auto& [key, runs] : groups) {
+    ConfigSummary s;
+    s.key = key;
+    if (s.key.params_b < 0) s.key.params_b = kNaN;
+    s.n_trials = runs.size();
+    s.vs_fp16_energy_pct = summarize_field(runs, [](auto& r) { return r.vs_fp16_energy_pct; });
+    s.energy_j_per_1k_tok = summarize_field(runs, [](auto& r) { return r.energy_j_per_1k_tok; });
+    s.fp16_energy_j_per_1k_tok =
+        summarize_field(runs, [](auto& r) { return r.fp16_energy_j_per_1k_tok; });
+    s.throughput_tok_s = summarize_field(runs, [](auto& r) { return r.throughput_tok_s; });
+    s.avg_power_w = summarize_field(runs, [](auto& r) { return r.avg_power_w; });
+    const MetricSummary dppl =
+        summarize_field(runs, [](auto& r) { return r.delta_perplexity_pct; });
+    if (dppl.n > 0) s.delta_perplexity_pct = dppl.mean;
+    bool any_ppl = false;
+    bool identical = true;
+    for (const auto* r : runs) {
+      if (!r->perplexity) continue;
+      const auto* first = runs.front();
+      any_ppl = true;
+      if (!first->perplexity || *r->perplexity != *first->perplexity ||
+          r->fp16_perplexity != first->fp16_perplexity) {
+        identical = false;
+      }
+    }
+    if (any_ppl) s.perplexity_identical = identical;
+    for (const auto* r : runs) s.run_ids.push_back(r->run_id);
+    result.configs.push_back(std::move(s));
+  }
+  return result;
+}
+
+Table summary_table(const AggregateResult& result) {
+  Table t;
+  t.name = "summary";
+  t.columns = {"params_b",
+               "model",
+               "precision",
+               "n_trials",
+               "energy_j_per_1k_tok_mean",
+               "energy_j_per_1k_tok_sd",
+               "energy_cv_pct",
+               "fp16_energy_j_per_1k_tok_mean",
+               "fp16_energy_j_per_1k_tok_sd",
+               "fp16_energy_cv_pct",
+               "vs_fp16_energy_pct_mean",
+               "vs_fp16_energy_pct_sd",
+               "vs_fp16_energy_cv_pct",
+               "throughput_tok_s_mean",
+               "throughput_cv_pct",
+               "avg_power_w_mean",
+               "avg_power_cv_pct",
+               "delta_perplexity_pct",
+               "perplexity_identical_across_replicates"};
+  for (const auto& s : result.configs) {
+    store::Value identical;
+    if (s.perplexity_identical) identical = std::string(*s.perplexity_identical ? "True" : "False");
+    t.rows.push_back(
+        {rounded(s.key.params_b), s.key.model, s.key.precision, static_cast<int64_t>(s.n_trials),
+         rounded(s.energy_j_per_1k_tok.mean), rounded(s.energy_j_per_1k_tok.sd),
+         rounded(s.energy_j_per_1k_tok.cv_pct), rounded(s.fp16_energy_j_per_1k_tok.mean),
+         rounded(s.fp16_energy_j_per_1k_tok.sd), rounded(s.fp16_energy_j_per_1k_tok.cv_pct),
+         rounded(s.vs_fp16_energy_pct.mean), rounded(s.vs_fp16_energy_pct.sd),
+         rounded(s.vs_fp16_energy_pct.cv_pct), rounded(s.throughput_tok_s.mean),
+         rounded(s.throughput_tok_s.cv_pct), rounded(s.avg_power_w.mean),
+         rounded(s.avg_power_w.cv_pct),
+         s.delta_perplexity_pct ? rounded(*s.delta_perplexity_pct) : store::Value{}, identical});
+  }
+  return t;
+}
+
+Table aggregate_table(const AggregateResult& result) {
+  Table t;
+  t.name = "aggregate";
+  t.columns = {"session",  "gpu",       "gpu_arch",      "model",
+               "params_b", "precision", "weight_format", "n"};
+  const char* metrics[] = {"vs_fp16_energy_pct", "energy_j_per_1k_tok", "fp16_energy_j_per_1k_tok",
+                           "throughput_tok_s", "avg_power_w"};
+  for (const char* m : metrics) {
+    for (const char* stat : {"mean", "sd", "cv_pct", "ci95_low", "ci95_high"}) {
+      t.columns.push_back(fmt::format("{}_{}", m, stat));
+    }
+  }
+  t.columns.push_back("delta_perplexity_pct");
+  t.columns.push_back("perplexity_identical");
+  for (const auto& s : result.configs) {
+    std::vector<store::Value> row{
+        s.key.session,
+        s.key.gpu,
+        s.key.gpu_arch,
+        s.key.model,
+        rounded(s.key.params_b),
+        s.key.precision,
+        s.key.weight_format.empty() ? store::Value{} : s.key.weight_format,
+        static_cast<int64_t>(s.n_trials)};
+    for (const MetricSummary* m :
+         {&s.vs_fp16_energy_pct, &s.energy_j_per_1k_tok, &s.fp16_energy_j_per_1k_tok,
+          &s.throughput_tok_s, &s.avg_power_w}) {
+      for (double v : {m->mean, m->sd, m->cv_pct, m->ci95.low, m->ci95.high}) {
+        row.push_back(rounded(v));
+      }
+    }
+    row.push_back(s.delta_perplexity_pct ? rounded(*s.delta_perplexity_pct) : store::Value{});
+    row.push_back(s.perplexity_identical
+                      ? store::Value{std::string(*s.perplexity_identical ? "yes" : "no")}
+                      : store::Value{});
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+Table raw_table(std::span<const store::RunRow> rows) {
+  bool with_replicate = false;
+  for (const auto& r : rows) with_replicate = with_replicate || r.replicate.has_value();
+  Table t;
+  t.name = "runs";
+  for (auto c : store::published_columns(with_replicate)) t.columns.emplace_back(c);
+  for (const auto& r : rows) {
+    std::vector<store::Value> row;
+    for (auto c : store::published_columns(with_replicate)) {
+      row.push_back(store::find_run_field(c)->get(r));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+}  // namespace ec::analysis

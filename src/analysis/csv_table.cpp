@@ -1,0 +1,161 @@
+// CSV parsing with errors that point at the offending file, line and column.
+#include "analysis/csv_table.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/file_io.h"
+
+namespace ec::analysis {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& path) {
+  CsvTable table;
+  table.path_ = path;
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
+
+  std::vector<std::vector<std::string>> records;
+  std::vector<size_t> record_lines;
+  std::vector<std::string> record;
+  std::string field;
+  size_t line = 1;
+  size_t record_line = 1;
+  bool in_quotes = false;
+  bool field_started = false;
+  auto end_field = [&] {
+    record.push_back(std::move(field));
+    field.clear();
+    field_started = false;
+  };
+  auto end_record = [&] {
+    end_field();
+    // A line that is entirely empty is skipped (trailing newline, blank lines).
+    if (!(record.size() == 1 && record[0].empty())) {
+      records.push_back(std::move(record));
+      record_lines.push_back(record_line);
+    }
+    record.clear();
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field.push_back('"');
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field.push_back(c);
+      }
+      continue;
+    }
+    if (c == '"' && !field_started) {
+      in_quotes = true;
+      field_started = true;
+    } else if (c == ',') {
+      end_field();
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      continue;
+    } else if (c == '\n') {
+      end_record();
+      ++line;
+      record_line = line;
+    } else {
+      field.push_back(c);
+      field_started = true;
+    }
+  }
+  if (in_quotes)
+    fail("{}: unterminated quoted field starting on line {}", path.string(), record_line);
+  if (field_started || !record.empty()) end_record();
+  if (records.empty()) fail("{}: empty CSV file (no header line)", path.string());
+
+  table.header_ = std::move(records[0]);
+  for (auto& h : table.header_) h = std::string(trim(h));
+  for (size_t r = 1; r < records.size(); ++r) {
+    if (records[r].size() != table.header_.size()) {
+      fail("{}: line {}: {} fields, but the header has {}", path.string(), record_lines[r],
+           records[r].size(), table.header_.size());
+    }
+    table.rows_.push_back(std::move(records[r]));
+    table.lines_.push_back(record_lines[r]);
+  }
+  return table;
+}
+
+CsvTable CsvTable::read(const std::filesystem::path& path) {
+  return parse(read_file(path), path);
+}
+
+std::optional<size_t> CsvTable::column(std::string_view name) const {
+  for (size_t i = 0; i < header_.size(); ++i) {
+    if (header_[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+size_t CsvTable::require_column(std::string_view name) const {
+  auto c = column(name);
+  if (!c) fail("{}: missing required column '{}'", path_.string(), name);
+  return *c;
+}
+
+std::optional<double> CsvTable::number(size_t row, size_t col) const {
+  const std::string_view s = trim(rows_[row][col]);
+  if (s.empty()) return std::nullopt;
+  double value = 0.0;
+  const char* first = s.data();
+  if (*first == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, s.data() + s.size(), value);
+  if (ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(value)) {
+    fail("{}: line {}, column '{}': expected a finite number, got '{}'", path_.string(),
+         lines_[row], header_[col], rows_[row][col]);
+  }
+  return value;
+}
+
+std::optional<int64_t> CsvTable::integer(size_t row, size_t col) const {
+  const std::string_view s = trim(rows_[row][col]);
+  if (s.empty()) return std::nullopt;
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc{} || ptr != s.data() + s.size()) {
+    fail("{}: line {}, column '{}': expected an integer, got '{}'", path_.string(), lines_[row],
+         header_[col], rows_[row][col]);
+  }
+  return value;
+}
+
+double CsvTable::required_number(size_t row, size_t col) const {
+  auto v = number(row, col);
+  if (!v) {
+    fail("{}: line {}, column '{}': expected a number, the cell is empty", path_.string(),
+         lines_[row], header_[col]);
+  }
+  return *v;
+}
+
+std::string csv_escape(std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+}  // namespace ec::analysis

@@ -1,0 +1,49 @@
+// A CSV file read whole (RFC 4180: quoted fields, doubled quotes, CRLF) with a header → column map,
+// and cell accessors whose errors name the file, the line and the column.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ec::analysis {
+
+class CsvTable {
+ public:
+  // Throws ec::Error naming `path` for an unterminated quote, an empty file or a row whose field
+  // count differs from the header's.
+  static CsvTable parse(std::string_view text, const std::filesystem::path& path);
+  static CsvTable read(const std::filesystem::path& path);
+
+  const std::filesystem::path& path() const { return path_; }
+  const std::vector<std::string>& header() const { return header_; }
+  size_t row_count() const { return rows_.size(); }
+  // 1-based line of the file where the row starts (the header is line 1).
+  size_t line(size_t row) const { return lines_[row]; }
+
+  std::optional<size_t> column(std::string_view name) const;
+  // Throws "FILE: missing required column 'NAME'".
+  size_t require_column(std::string_view name) const;
+
+  const std::string& text(size_t row, size_t col) const { return rows_[row][col]; }
+  // Empty cell → nullopt; NaN, infinity or anything that is not a whole number → ec::Error naming
+  // file, line and column.
+  std::optional<double> number(size_t row, size_t col) const;
+  std::optional<int64_t> integer(size_t row, size_t col) const;
+  // As number(), but an empty cell is an error too.
+  double required_number(size_t row, size_t col) const;
+
+ private:
+  std::filesystem::path path_;
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<size_t> lines_;
+};
+
+// Quotes a field when it holds a comma, a quote or a line break (doubling inner quotes).
+std::string csv_escape(std::string_view field);
+
+}  // namespace ec::analysis

@@ -1,0 +1,104 @@
+// Walking files and directories into rows: a bad file or row is reported and skipped, never fatal.
+#include <algorithm>
+#include <thread>
+
+#include "analysis/import.h"
+#include "core/error.h"
+#include "core/file_io.h"
+
+namespace ec::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool importable(const fs::path& p) {
+  const auto ext = p.extension();
+  return ext == ".json" || ext == ".csv";
+}
+
+void import_file(const fs::path& file, const ImportOptions& options, ImportResult& out) {
+  try {
+    const std::string text = read_file(file);
+    std::vector<store::RunRow> rows;
+    if (file.extension() == ".csv") {
+      const CsvTable table = CsvTable::parse(text, file);
+      if (is_measured_csv(table)) {
+        fail("{}: this is the fit input layout (measured.csv), not runs; give it to `fit`",
+             file.string());
+      }
+      if (!is_published_run_csv(table)) {
+        fail("{}: not the published run layout (needs columns run_id, energy_j_per_1k_tok, ...)",
+             file.string());
+      }
+      rows = import_published_csv(table, out.problems);
+      if (rows.empty() && table.row_count() > 0) {
+        ++out.files_skipped;
+        return;
+      }
+    } else {
+      rows.push_back(import_report(text, file));
+    }
+    for (auto& r : rows) {
+      if (!options.session.empty()) r.session = options.session;
+      out.rows.push_back(std::move(r));
+    }
+    ++out.files_read;
+  } catch (const Error& e) {
+    out.problems.push_back(e.what());
+    ++out.files_skipped;
+  }
+}
+
+}  // namespace
+
+ImportResult import_paths(std::span<const fs::path> paths, const ImportOptions& options) {
+  ImportResult out;
+  // First the list of files, in command-line order (directories sorted), so output is
+  // deterministic.
+  std::vector<fs::path> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<fs::path> found;
+      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::end(it);
+           it.increment(ec)) {
+        if (it->is_regular_file() && importable(it->path())) found.push_back(it->path());
+      }
+      if (ec) out.problems.push_back(fmt::format("{}: cannot list: {}", p.string(), ec.message()));
+      if (found.empty() && !ec) {
+        out.problems.push_back(
+            fmt::format("{}: no .json or .csv files in this directory", p.string()));
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      out.problems.push_back(fmt::format("{}: no such file or directory", p.string()));
+      ++out.files_skipped;
+    }
+  }
+  // Reading and parsing are independent per file: spread them over the cores, merge in order.
+  const size_t workers = std::clamp<size_t>(std::thread::hardware_concurrency(), 1,
+                                            std::max<size_t>(1, files.size() / 64));
+  std::vector<ImportResult> parts(workers);
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&, w] {
+      const size_t begin = files.size() * w / workers;
+      const size_t end = files.size() * (w + 1) / workers;
+      for (size_t i = begin; i < end; ++i) import_file(files[i], options, parts[w]);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& part : parts) {
+    out.rows.insert(out.rows.end(), std::make_move_iterator(part.rows.begin()),
+                    std::make_move_iterator(part.rows.end()));
+    out.problems.insert(out.problems.end(), part.problems.begin(), part.problems.end());
+    out.files_read += part.files_read;
+    out.files_skipped += part.files_skipped;
+  }
+  return out;
+}
+
+}  // namespace ec::analysis

@@ -1,0 +1,30 @@
+// A result table (named columns, rows of store::Value cells) and its printers: markdown, csv, json,
+// jsonl and sql. Printers only format; every number in a table was computed before it got there.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/run_row.h"
+
+namespace ec::analysis {
+
+enum class OutputFormat { md, csv, json, jsonl, sql };
+
+// "md", "csv", "json", "jsonl", "sql"; throws ec::UsageError naming the accepted values.
+OutputFormat parse_output_format(std::string_view name);
+
+struct Table {
+  std::string name;  // the SQL table name; also the JSON key when several tables print together
+  std::vector<std::string> columns;
+  std::vector<std::vector<store::Value>> rows;
+};
+
+std::string render(const Table& table, OutputFormat format);
+
+// A double the way Python's repr() writes it in the original's CSVs: shortest round-trip digits,
+// always with a decimal point ("7.0", not "7").
+std::string format_real(double value);
+
+}  // namespace ec::analysis

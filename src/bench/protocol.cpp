@@ -1,0 +1,287 @@
+// The measurement protocol: idle baseline, FP16 then the requested precision (warmup, metered
+// iterations split into prefill and decode windows), then the quality probe after the meter stops.
+#include "bench/protocol.h"
+
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/embedded.h"
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/progress.h"
+#include "core/sha256.h"
+#include "engine/perplexity.h"
+#include "model/loader.h"
+#include "report/from_engine_info.h"
+#include "tokenizer/tokenizer.h"
+
+namespace ec::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void say(const std::function<void(const std::string&)>& log, const std::string& line) {
+  if (log) log(line);
+}
+
+tok::Tokenizer resolve_tokenizer(const RunOptions& options) {
+  if (options.tokenizer) return tok::Tokenizer::load(*options.tokenizer);
+  std::filesystem::path dir(options.model);
+  std::error_code ignored;
+  if (std::filesystem::is_directory(dir, ignored) &&
+      std::filesystem::exists(dir / "tokenizer.json", ignored)) {
+    return tok::Tokenizer::load(dir / "tokenizer.json");
+  }
+  return tok::Tokenizer::bytes();
+}
+
+// Sums a list of windows of one name into one phase: seconds always, energy only when every
+// window has it (a partial sum would be a wrong number, not a smaller one).
+meter::WindowResult sum_windows(const std::string& name,
+                                const std::vector<meter::WindowResult>& windows) {
+  meter::WindowResult total;
+  total.name = name;
+  bool all_energy = !windows.empty();
+  bool all_cross = !windows.empty();
+  double energy = 0.0;
+  double cross = 0.0;
+  for (const auto& w : windows) {
+    total.seconds += w.seconds;
+    if (w.energy_j) {
+      energy += *w.energy_j;
+      total.energy_source = w.energy_source;
+    } else {
+      all_energy = false;
+    }
+    if (w.cross_check_energy_j) {
+      cross += *w.cross_check_energy_j;
+      total.cross_check_source = w.cross_check_source;
+    } else {
+      all_cross = false;
+    }
+  }
+  if (all_energy) {
+    total.energy_j = energy;
+    if (total.seconds > 0) total.avg_power_w = energy / total.seconds;
+  } else {
+    total.energy_source.clear();
+  }
+  if (all_cross) {
+    total.cross_check_energy_j = cross;
+  } else {
+    total.cross_check_source.clear();
+  }
+  total.telemetry["windows"] = windows.size();
+  return total;
+}
+
+// One precision: warmup iterations, then metered ones. Each iteration is prefill of the prompt
+// (first token) plus new_tokens - 1 decode steps, in two abutting meter windows.
+report::DecodeRun measure_decode(engine::Engine& engine, std::span<const int32_t> prompt,
+                                 const RunOptions& options, meter::Meter& meter,
+                                 std::vector<int32_t>& first_generation) {
+  report::DecodeRun run;
+  run.engine = report::from_engine_info(engine.info());
+
+  auto one_iteration = [&](std::vector<int32_t>& generated, meter::WindowResult* prefill_window,
+                           meter::WindowResult* decode_window) {
+    generated.clear();
+    engine.reset();
+    engine.synchronize();
+    if (prefill_window) meter.begin("prefill");
+    int32_t token = engine::argmax(engine.forward(prompt, false));
+    engine.synchronize();
+    if (prefill_window) {
+      *prefill_window = meter.end();
+      meter.begin("decode");
+    }
+    generated.push_back(token);
+    for (int i = 1; i < options.new_tokens; ++i) {
+      token = engine.decode_greedy(token);
+      generated.push_back(token);
+    }
+    engine.synchronize();
+    if (decode_window) *decode_window = meter.end();
+  };
+
+  std::vector<int32_t> generated;
+  const std::string label = std::string(engine::precision_name(options.precision));
+  {
+    Progress progress(fmt::format("{} warmup", engine.info().precision), options.warmup);
+    for (int i = 0; i < options.warmup; ++i) {
+      one_iteration(generated, nullptr, nullptr);
+      progress.update(i + 1);
+    }
+  }
+
+  std::vector<meter::WindowResult> prefills;
+  std::vector<meter::WindowResult> decodes;
+  Progress progress(fmt::format("{} measured", engine.info().precision), options.iterations);
+  for (int i = 0; i < options.iterations; ++i) {
+    meter::WindowResult prefill_window;
+    meter::WindowResult decode_window;
+    one_iteration(generated, &prefill_window, &decode_window);
+    report::Iteration iteration;
+    iteration.seconds = prefill_window.seconds + decode_window.seconds;
+    iteration.tokens = static_cast<int64_t>(generated.size());
+    if (prefill_window.energy_j && decode_window.energy_j) {
+      iteration.energy_j = *prefill_window.energy_j + *decode_window.energy_j;
+    }
+    run.iterations.push_back(iteration);
+    prefills.push_back(std::move(prefill_window));
+    decodes.push_back(std::move(decode_window));
+    // Greedy decoding is deterministic: a different continuation means the engine is not.
+    if (i == 0) {
+      first_generation = generated;
+    } else {
+      EC_CHECK(generated == first_generation,
+               "{}: iteration {} generated a different continuation than iteration 0; greedy "
+               "decoding must be deterministic",
+               engine.info().precision, i);
+    }
+    progress.update(i + 1);
+  }
+  run.phases.push_back(sum_windows("prefill", prefills));
+  run.phases.push_back(sum_windows("decode", decodes));
+  return run;
+}
+
+report::Corpus corpus_of(const RunOptions& options, std::string& text) {
+  report::Corpus corpus;
+  if (options.quality_text) {
+    text = read_file(*options.quality_text);
+    EC_CHECK(!text.empty(), "{}: the quality text is empty", options.quality_text->string());
+    corpus.name = options.quality_text->filename().string();
+  } else {
+    text = std::string(embedded::eval_text());
+    corpus.name = "ecocompute-mlcube eval_text.txt (Carroll + Darwin excerpts)";
+  }
+  corpus.bytes = static_cast<int64_t>(text.size());
+  corpus.sha256 = sha256_hex(text);
+  return corpus;
+}
+
+}  // namespace
+
+report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
+                               const std::function<void(const std::string&)>& log) {
+  EC_CHECK(options.new_tokens >= 1, "--new-tokens must be at least 1 (got {})", options.new_tokens);
+  EC_CHECK(options.iterations >= 1, "--iterations must be at least 1 (got {})", options.iterations);
+  EC_CHECK(options.warmup >= 0, "--warmup must not be negative (got {})", options.warmup);
+
+  report::RunRecord record;
+  record.timestamp_utc = report::utc_timestamp_now();
+  record.build = report::this_build();
+  record.environment = report::probe_host_environment();
+  record.meter = report::describe_meter(meter);
+
+  // Corpus problems should stop the run before minutes of measuring, not after.
+  std::string corpus_text;
+  std::optional<report::Corpus> corpus;
+  if (options.quality) corpus = corpus_of(options, corpus_text);
+
+  say(log, fmt::format("loading model '{}'", options.model));
+  auto weights = model::load_model(options.model, options.seed);
+  const model::ModelConfig& config = weights->config;
+  tok::Tokenizer tokenizer = resolve_tokenizer(options);
+  EC_CHECK(tokenizer.vocab_size() <= config.vocab_size,
+           "the tokenizer has {} tokens but the model only {}: they do not belong together",
+           tokenizer.vocab_size(), config.vocab_size);
+  std::vector<int32_t> prompt = tokenizer.encode(options.prompt, true);
+  EC_CHECK(!prompt.empty(), "the prompt encodes to no tokens");
+
+  bool synthetic = !std::filesystem::is_directory(options.model);
+  record.workload.model_name = config.name;
+  record.workload.params_b = config.params_b();
+  record.workload.precision = std::string(engine::precision_name(options.precision));
+  record.workload.context_length = config.max_position_embeddings;
+  record.workload.weights_source = synthetic ? "synthetic" : "checkpoint";
+  record.protocol.prompt = options.prompt;
+  record.protocol.prompt_tokens = static_cast<int>(prompt.size());
+  record.protocol.new_tokens = options.new_tokens;
+  record.protocol.warmup = options.warmup;
+  record.protocol.iterations = options.iterations;
+  record.protocol.batch = 1;
+  if (options.cool_off_seconds > 0) record.protocol.cool_off_s = options.cool_off_seconds;
+  if (synthetic) record.protocol.seed = static_cast<int64_t>(options.seed);
+
+  std::vector<meter::WindowResult> idle_phase;
+  if (meter.measures_energy() && options.idle_seconds > 0) {
+    say(log, fmt::format("idle baseline: {:.1f} s", options.idle_seconds));
+    meter.begin("idle");
+    std::this_thread::sleep_for(std::chrono::duration<double>(options.idle_seconds));
+    idle_phase.push_back(meter.end());
+  }
+
+  bool with_baseline = options.precision != engine::Precision::fp16 && options.baseline;
+  EC_CHECK(options.precision == engine::Precision::fp16 || options.baseline,
+           "a {} run needs its FP16 baseline from the same process",
+           engine::precision_name(options.precision));
+
+  std::unique_ptr<engine::Engine> fp16;
+  std::vector<int32_t> fp16_generation;
+  if (with_baseline) {
+    engine::EngineOptions fp16_options = options.engine;
+    fp16_options.precision = engine::Precision::fp16;
+    fp16 = engine::make_engine(weights, fp16_options);
+    say(log, fmt::format("FP16 baseline: {} warmup + {} measured iterations of {} tokens",
+                         options.warmup, options.iterations, options.new_tokens));
+    RunOptions fp16_run = options;
+    fp16_run.precision = engine::Precision::fp16;
+    record.baseline = measure_decode(*fp16, prompt, fp16_run, meter, fp16_generation);
+    if (options.cool_off_seconds > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.cool_off_seconds));
+    }
+  }
+
+  engine::EngineOptions engine_options = options.engine;
+  engine_options.precision = options.precision;
+  auto engine = engine::make_engine(weights, engine_options);
+  say(log, fmt::format("{}: {} warmup + {} measured iterations of {} tokens",
+                       engine::precision_name(options.precision), options.warmup,
+                       options.iterations, options.new_tokens));
+  std::vector<int32_t> generation;
+  record.run = measure_decode(*engine, prompt, options, meter, generation);
+  record.run.phases.insert(record.run.phases.begin(), idle_phase.begin(), idle_phase.end());
+  const auto& info = engine->info();
+  record.system.gpu = info.device_name;
+  record.system.gpu_arch = info.backend == "cpu" ? "cpu" : "unknown";
+  record.system.accelerator_count = 1;
+  record.system.host = record.environment.os;
+
+  if (options.quality) {
+    say(log, "quality probe: perplexity over the corpus (after the energy windows)");
+    std::vector<int32_t> corpus_tokens = tokenizer.encode(corpus_text, true);
+    int seq_len = engine::perplexity_seq_len(*engine, options.quality_seq_len);
+    report::Quality quality;
+    meter.begin("quality");
+    engine::PerplexityResult result =
+        engine::evaluate_perplexity(*engine, corpus_tokens, seq_len, fp16.get());
+    record.run.phases.push_back(meter.end());
+    quality.basis = report::Basis::measured;
+    quality.perplexity = result.perplexity;
+    quality.mean_nll = result.nll_sum / static_cast<double>(result.predicted_tokens);
+    quality.tokens_evaluated = result.predicted_tokens;
+    quality.windows = static_cast<int>(result.windows);
+    quality.seq_len = result.seq_len;
+    quality.corpus = corpus;
+    if (result.has_reference) {
+      quality.fp16_perplexity = result.reference_perplexity;
+      quality.fp16_mean_nll =
+          result.reference_nll_sum / static_cast<double>(result.predicted_tokens);
+      quality.mean_kl_vs_fp16 = result.mean_kl;
+      quality.top1_agreement_vs_fp16 = result.top1_agreement;
+    }
+    quality.note =
+        "teacher-forced perplexity over non-overlapping windows, scored after the energy "
+        "windows closed; comparable across runs only with the same corpus sha256 and tokenizer";
+    record.quality = quality;
+  }
+
+  report::finalize(record);
+  return record;
+}
+
+}  // namespace ec::bench

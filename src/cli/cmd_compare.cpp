@@ -1,0 +1,51 @@
+// `ecocompute compare A B`: two sessions (names in the store) or two report sets (paths).
+#include "analysis/compare.h"
+#include "cli/analysis_commands.h"
+#include "cli/commands.h"
+#include "core/error.h"
+
+namespace ec::cli {
+namespace {
+
+// A side is a path when one exists by that name, otherwise a session in the store.
+std::vector<store::RunRow> side(const std::string& what, const analysis_cli::CommonOptions& o) {
+  if (std::filesystem::exists(what)) return analysis_cli::load({what}, o).rows;
+  analysis_cli::CommonOptions store_only = o;
+  std::vector<store::RunRow> rows;
+  for (auto& r : analysis_cli::load({}, store_only).rows) {
+    if (r.session == what) rows.push_back(std::move(r));
+  }
+  if (rows.empty()) fail_usage("'{}' is neither a file/directory nor a session in the store", what);
+  return rows;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "compare", "Compare two sessions: gap vs noise, Welch's t-test, drift, comparability");
+  struct Options {
+    std::string a, b;
+    analysis_cli::CommonOptions common;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("A", o->a, "Session name, report file or directory")->required();
+  cmd->add_option("B", o->b, "Session name, report file or directory")->required();
+  analysis_cli::add_common_options(cmd, o->common);
+  cmd->callback([o] {
+    const auto format = analysis_cli::output_format(o->common);
+    const auto a = side(o->a, o->common);
+    const auto b = side(o->b, o->common);
+    const analysis::Comparison c = analysis::compare_sets(a, b);
+    analysis_cli::print(analysis::comparison_table(c), format);
+    // The verdict goes to stderr so machine formats on stdout stay parseable.
+    fmt::print(stderr, "version stacks: {}\n", c.stacks.verdict());
+    if (!c.only_a.empty() || !c.only_b.empty()) {
+      fmt::print(stderr, "configurations only in A: {}, only in B: {}\n", c.only_a.size(),
+                 c.only_b.size());
+    }
+    if (c.configs.empty()) throw ExitStatus{1};
+  });
+}
+
+}  // namespace ec::cli

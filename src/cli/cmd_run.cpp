@@ -1,0 +1,129 @@
+// `ecocompute run`: measure a precision and its FP16 baseline in one process, write energy.json.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+
+#include "bench/protocol.h"
+#include "cli/commands.h"
+#include "cli/engine_flags.h"
+#include "meter/meter.h"
+#include "report/energy_json.h"
+
+namespace ec::cli {
+namespace {
+
+struct RunFlags {
+  EngineFlags engine;
+  std::string precision = "BF16";
+  std::string out = "energy.json";
+  bench::RunOptions run;
+  std::string tokenizer;
+  std::string quality_text;
+  bool no_quality = false;
+  int gpu = -1;
+  double hz = 10.0;
+};
+
+std::unique_ptr<meter::Meter> choose_meter(const RunFlags& flags, engine::Backend backend) {
+  if (backend == engine::Backend::cpu) {
+    // A GPU's counter does not see CPU work, and a CPU package meter is not wired in yet.
+    return meter::make_unavailable_meter(
+        "the CPU backend ran the model: a GPU energy counter would not measure it, and ecocompute "
+        "has no CPU package meter in the run path yet");
+  }
+  meter::MeterOptions options;
+  if (flags.gpu >= 0) options.gpu = static_cast<unsigned>(flags.gpu);
+  options.hz = flags.hz;
+  return meter::make_best_meter(options);
+}
+
+void print_summary(const report::RunRecord& record, const std::string& out) {
+  auto energy = [](const report::Results& r) {
+    return r.energy_per_token_mj ? fmt::format("{:.2f}", *r.energy_per_token_mj)
+                                 : std::string("n/a");
+  };
+  fmt::print(
+      "| precision | format | tok/s | J/1k tok | vs FP16 | perplexity | KL vs FP16 | top-1 |\n");
+  fmt::print("|---|---|---:|---:|---:|---:|---:|---:|\n");
+  const auto& q = record.quality;
+  if (record.baseline) {
+    const auto& b = *record.baseline;
+    fmt::print("| {} | {} | {:.1f} | {} | — | {} | — | — |\n", b.engine.precision,
+               b.engine.weight_format, b.results.throughput_tok_s.value_or(0.0), energy(b.results),
+               q && q->fp16_perplexity ? fmt::format("{:.4f}", *q->fp16_perplexity) : "n/a");
+  }
+  const auto& r = record.run;
+  fmt::print(
+      "| {} | {} | {:.1f} | {} | {} | {} | {} | {} |\n", r.engine.precision, r.engine.weight_format,
+      r.results.throughput_tok_s.value_or(0.0), energy(r.results),
+      r.results.vs_fp16_energy_pct ? fmt::format("{:+.1f} %", *r.results.vs_fp16_energy_pct)
+                                   : "n/a",
+      q && q->perplexity ? fmt::format("{:.4f}", *q->perplexity) : "n/a",
+      q && q->mean_kl_vs_fp16 ? fmt::format("{:.5f}", *q->mean_kl_vs_fp16) : "n/a",
+      q && q->top1_agreement_vs_fp16 ? fmt::format("{:.3f}", *q->top1_agreement_vs_fp16) : "n/a");
+  fmt::print("\nenergy basis: {}{}\n", report::basis_name(r.results.basis),
+             r.results.note.empty() ? "" : " (" + r.results.note + ")");
+  fmt::print("report: {}\n", out);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  auto* cmd = app.add_subcommand(
+      "run", "Measure a precision and its FP16 baseline in one process; write energy.json");
+  add_engine_flags(*cmd, flags->engine);
+  cmd->add_option("--precision", flags->precision,
+                  "FP16, BF16, INT8 (LLM.int8()), INT8-WO, NF4 or NF4-DQ")
+      ->capture_default_str();
+  cmd->add_option("-o,--out", flags->out, "Report path (written atomically)")
+      ->capture_default_str();
+  cmd->add_option("--tokenizer", flags->tokenizer,
+                  "tokenizer.json (default: the checkpoint's, else one token per byte)");
+  cmd->add_option("--prompt", flags->run.prompt, "Prompt every iteration decodes from")
+      ->capture_default_str();
+  cmd->add_option("--new-tokens", flags->run.new_tokens, "Tokens generated per iteration")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", flags->run.warmup, "Unmeasured iterations per precision")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--iterations", flags->run.iterations, "Measured iterations per precision")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--idle-seconds", flags->run.idle_seconds,
+                  "Idle baseline before measuring (energy meters only)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--cool-off", flags->run.cool_off_seconds, "Seconds of rest between precisions")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-quality", flags->no_quality, "Skip the perplexity / KL quality probe");
+  cmd->add_option("--quality-text", flags->quality_text,
+                  "Corpus for the quality probe (default: the original's eval text)");
+  cmd->add_option("--quality-seq-len", flags->run.quality_seq_len,
+                  "Perplexity window, capped at the model context")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--gpu", flags->gpu, "GPU index to meter (CUDA_VISIBLE_DEVICES order)");
+  cmd->add_option("--hz", flags->hz, "Power sampling rate")->capture_default_str();
+  cmd->callback([flags] {
+    bench::RunOptions options = flags->run;
+    options.model = flags->engine.model;
+    options.seed = flags->engine.seed;
+    options.engine = to_engine_options(flags->engine);
+    options.precision = engine::parse_precision(flags->precision);
+    options.quality = !flags->no_quality;
+    if (!flags->tokenizer.empty()) options.tokenizer = flags->tokenizer;
+    if (!flags->quality_text.empty()) options.quality_text = flags->quality_text;
+    auto meter = choose_meter(*flags, options.engine.backend);
+    auto log = [](const std::string& line) { fmt::print(stderr, "ecocompute: {}\n", line); };
+    report::RunRecord record = bench::run_protocol(options, *meter, log);
+    report::write_report(flags->out, record);
+    print_summary(record, flags->out);
+  });
+}
+
+}  // namespace ec::cli

@@ -1,0 +1,40 @@
+// Backend-independent engine helpers: argmax, the default greedy decode step, greedy generation.
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "engine/engine.h"
+
+namespace ec::engine {
+
+int32_t argmax(std::span<const float> logits) {
+  EC_CHECK(!logits.empty(), "argmax of an empty logits vector");
+  size_t best = 0;
+  for (size_t i = 1; i < logits.size(); ++i) {
+    // Strictly greater: the first maximum wins, as torch.argmax does.
+    if (logits[i] > logits[best]) best = i;
+  }
+  return static_cast<int32_t>(best);
+}
+
+int32_t Engine::decode_greedy(int32_t token) {
+  const int32_t one[1] = {token};
+  return argmax(forward(one, false));
+}
+
+std::vector<int32_t> generate_greedy(Engine& engine, std::span<const int32_t> prompt,
+                                     int max_new_tokens, int32_t stop_token) {
+  EC_CHECK(!prompt.empty(), "greedy generation needs a non-empty prompt");
+  EC_CHECK(max_new_tokens >= 0, "max_new_tokens must be >= 0, got {}", max_new_tokens);
+  std::vector<int32_t> generated;
+  if (max_new_tokens == 0) return generated;
+  generated.reserve(static_cast<size_t>(max_new_tokens));
+  int32_t next = argmax(engine.forward(prompt, false));
+  generated.push_back(next);
+  while (static_cast<int>(generated.size()) < max_new_tokens && next != stop_token) {
+    next = engine.decode_greedy(next);
+    generated.push_back(next);
+  }
+  return generated;
+}
+
+}  // namespace ec::engine

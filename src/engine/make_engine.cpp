@@ -1,0 +1,29 @@
+// make_engine: the single dispatch point from (backend, precision) to an Engine implementation.
+#include "core/error.h"
+#include "engine/cpu/cpu_engine.h"
+#include "engine/engine.h"
+
+#if defined(EC_HAVE_CUDA)
+#include "engine/cuda/cuda_engine.h"
+#endif
+
+namespace ec::engine {
+
+std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> weights,
+                                    const EngineOptions& options) {
+  EC_CHECK(weights != nullptr, "make_engine: no weights given");
+  switch (options.backend) {
+    case Backend::cpu:
+      // Unimplemented weight formats are refused inside, by make_cpu_linear (the format dispatch).
+      return std::make_unique<cpu::CpuEngine>(std::move(weights), options);
+    case Backend::cuda:
+#if defined(EC_HAVE_CUDA)
+      return cuda::make_cuda_engine(std::move(weights), options);
+#else
+      fail("this build has no CUDA backend (built without nvcc); use --backend cpu");
+#endif
+  }
+  fail("make_engine: unknown backend {}", static_cast<int>(options.backend));
+}
+
+}  // namespace ec::engine

@@ -1,0 +1,145 @@
+// compare (gap, noise, drift, version-stack verdict), estimate (basis, band, absolute energy) and
+// check-regression (anchors first, curve otherwise, refuses non-measured reports), by hand.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/compare.h"
+#include "analysis/estimate.h"
+#include "analysis/import.h"
+#include "core/error.h"
+#include "core/file_io.h"
+#include "support/paths.h"
+
+namespace ec::analysis {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<store::RunRow> load(const std::string& fixture) {
+  const std::vector<fs::path> paths{test::fixture(fixture)};
+  return import_paths(paths).rows;
+}
+
+const ConfigComparison* find(const Comparison& c, const std::string& model) {
+  for (const auto& x : c.configs) {
+    if (x.configuration.find(model) != std::string::npos) return &x;
+  }
+  return nullptr;
+}
+
+TEST(Compare, SessionsByHand) {
+  const auto a = load("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  const auto b = load("analysis/rtx4090_int8_repeats_synthetic.csv");
+  const Comparison c = compare_sets(a, b);
+  ASSERT_EQ(c.configs.size(), 2u);
+  EXPECT_EQ(c.only_a.size(), 8u);
+  EXPECT_TRUE(c.only_b.empty());
+  EXPECT_TRUE(c.stacks.comparable) << c.stacks.verdict();
+
+  // 7B INT8: A = 105.78 (n = 1); B = 105.9 ± 4.331282 (n = 3). Gap 0.12 pp = 0.0277 noise units.
+  const auto* q7 = find(c, "Qwen2-7B");
+  ASSERT_NE(q7, nullptr);
+  EXPECT_NEAR(q7->gap_pp, 0.12, 1e-9);
+  EXPECT_NEAR(q7->noise_pp, 4.331282, 1e-6);
+  EXPECT_NEAR(q7->gap_in_noise, 0.12 / 4.331282, 1e-6);
+  EXPECT_TRUE(std::isnan(q7->welch.t)) << "Welch needs n ≥ 2 on both sides";
+  // Energy 13516.667 vs 13407.291: +0.8158 %; FP16 (6636.949 + 6575.743 + 6484.561)/3 = 6565.751
+  // vs 6515.325: +0.7740 %.
+  EXPECT_NEAR(q7->energy_drift_pct, (13516.666667 / 13407.291 - 1) * 100, 1e-5);
+  EXPECT_NEAR(q7->fp16_energy_drift_pct, (6565.751 / 6515.325 - 1) * 100, 1e-5);
+
+  // 1.1B INT8: 301.61 vs 307.1 ± 2.1: gap 5.49 pp = 2.614 noise units.
+  const auto* tiny = find(c, "TinyLlama");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_NEAR(tiny->gap_in_noise, 5.49 / 2.1, 1e-9);
+}
+
+TEST(Compare, WelchWhenBothSidesHaveReplicates) {
+  auto a = load("analysis/rtx4090_int8_repeats_synthetic.csv");
+  auto b = a;
+  for (auto& r : b) *r.vs_fp16_energy_pct += 10.0;  // same spread, shifted by 10 pp
+  const Comparison c = compare_sets(a, b);
+  const auto* q7 = find(c, "Qwen2-7B");
+  ASSERT_NE(q7, nullptr);
+  // Equal SDs s = 4.331282, n = 3 each: t = −10 / (s·sqrt(2/3)), df = 4 exactly.
+  EXPECT_NEAR(q7->welch.t, -10.0 / (4.331282 * std::sqrt(2.0 / 3.0)), 1e-5);
+  EXPECT_NEAR(q7->welch.df, 4.0, 1e-9);
+  EXPECT_GT(q7->welch.p_two_sided, 0.0);
+  EXPECT_LT(q7->welch.p_two_sided, 0.1);
+}
+
+TEST(Compare, DifferentStacksAreNotComparable) {
+  const auto a = load("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  auto b = load("analysis/rtx4090_int8_repeats_synthetic.csv");
+  for (auto& r : b) r.versions["torch"] = "2.4.1+cu121";
+  const Comparison c = compare_sets(a, b);
+  EXPECT_FALSE(c.stacks.comparable);
+  ASSERT_EQ(c.stacks.differences.size(), 1u);
+  EXPECT_EQ(c.stacks.differences[0], "torch: 2.5.1+cu121 vs 2.4.1+cu121");
+  EXPECT_THAT(c.stacks.verdict(), ::testing::HasSubstr("must not be pooled"));
+}
+
+CurveSet published_curves() {
+  std::vector<std::string> problems;
+  return fit_curves(
+      read_measured_csv(CsvTable::read(test::fixture("original/measured.csv")), problems));
+}
+
+TEST(Estimate, BasisBandAndAbsoluteEnergy) {
+  const CurveSet curves = published_curves();
+  const Curve& ada = *curves.find("ada", "NF4");
+  // Inside 0.5–7 B: interpolated; band 1.96·max(resid_std, 2).
+  const Estimate in = estimate(curves, 7.0, "ada", "NF4");
+  EXPECT_EQ(in.basis, "interpolated");
+  EXPECT_NEAR(in.delta_pct, curve_value(ada.fit.params, 7.0), 1e-9);
+  EXPECT_NEAR(in.band_high - in.delta_pct, 1.959964 * ada.fit.resid_std, 1e-6);
+  // FP16 anchor at 7 B on ada: 5467.88 J/1k tok (one row).
+  ASSERT_TRUE(in.energy_j_per_1k_tok.has_value());
+  EXPECT_NEAR(*in.energy_j_per_1k_tok, 5467.88 * (1 + in.delta_pct / 100), 1e-6);
+
+  // 14 B is beyond 7 B: extrapolated, band widened by (base + 4)·1.2·ln(14/7).
+  const Estimate out = estimate(curves, 14.0, "ada", "NF4");
+  EXPECT_EQ(out.basis, "extrapolated");
+  const double base = ada.fit.resid_std;
+  const double extrap = (base + 4) * 1.2 * std::log(2.0);
+  EXPECT_NEAR(out.band_high - out.delta_pct, 1.959964 * std::hypot(base, extrap), 1e-6);
+  EXPECT_FALSE(out.energy_j_per_1k_tok.has_value());
+
+  // Hopper has no data: ampere's shape, flagged borrowed, +10 pp in quadrature.
+  const Estimate h = estimate(curves, 9.0, "hopper", "NF4");
+  EXPECT_EQ(h.basis, "borrowed");
+  EXPECT_EQ(h.arch_used, "ampere");
+  EXPECT_THROW(estimate(curves, 7.0, "volta", "NF4"), Error);
+  EXPECT_THROW(estimate(curves, 7.0, "turing", "INT8"), Error);
+}
+
+TEST(CheckRegression, AnchorsFirstAndRefusesNonMeasured) {
+  const CurveSet curves = published_curves();
+  const auto session = load("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  // 7B NF4 on 2026-08-19: −39.04 % against the July anchor −28.46 %; band 2 · 11.4822.
+  const auto& nf4_7b = session[9];
+  ASSERT_EQ(nf4_7b.run_id, "rtx4090-2026-08-19-7p0-nf4");
+  const RegressionCheck ok = check_regression(curves, nf4_7b, 2.0);
+  EXPECT_EQ(ok.against, "anchors");
+  EXPECT_NEAR(ok.expected_pct, (3911.75 - 5467.88) / 5467.88 * 100, 1e-9);
+  EXPECT_EQ(ok.verdict, "within");
+  // 0.5B INT8: +594.58 % against +241.89 %: far outside 2 · 26.59 — the August sessions' gap.
+  const RegressionCheck bad = check_regression(curves, session[0], 2.0);
+  EXPECT_EQ(bad.verdict, "regression");
+  // A size with no anchor is graded against the curve.
+  auto moved = nf4_7b;
+  moved.params_b = 5.0;
+  EXPECT_EQ(check_regression(curves, moved, 2.0).against, "curve");
+  const auto no_gpu = load("original/energy.no-gpu.example.json");
+  try {
+    check_regression(curves, no_gpu.at(0), 2.0);
+    FAIL() << "an interpolated report must be refused";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("not 'measured'"));
+  }
+}
+
+}  // namespace
+}  // namespace ec::analysis

@@ -1,0 +1,401 @@
+// The NVML meter against the fake libnvidia-ml: integration, windowing, and every failure mode.
+#include "meter/nvml_meter.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "meter/fake_nvml_env.h"
+#include "meter/idle_baseline.h"
+#include "meter/meter.h"
+
+namespace ec::meter {
+namespace {
+
+using ec::test::FakeNvml;
+using nlohmann::json;
+
+json device(json extra = json::object()) {
+  json d = {{"name", "Fake H200"},
+            {"uuid", "GPU-11111111-2222-3333-4444-555555555555"},
+            {"architecture", 9},
+            {"power_limit_w", 700},
+            {"power", json::array({json::array({0, 300})})},
+            {"memory_power_w", 34},
+            {"counter_period_s", 0.1},
+            {"counter_start_mj", 123456789}};
+  for (auto& [k, v] : extra.items()) d[k] = v;
+  return d;
+}
+
+json script(json dev) {
+  return {{"devices", json::array({std::move(dev)})}};
+}
+
+std::unique_ptr<NvmlMeter> open_meter(double hz = 100.0, std::optional<unsigned> gpu = {}) {
+  std::string reason;
+  MeterOptions options;
+  options.hz = hz;
+  options.gpu = gpu;
+  auto meter = NvmlMeter::open(options, &reason);
+  EXPECT_NE(meter, nullptr) << reason;
+  return meter;
+}
+
+void sleep_s(double s) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(s));
+}
+
+// The counter moves in steps of P × period: a window's counter figure is within one step.
+constexpr double kPeriod = 0.1;
+
+TEST(NvmlMeter, ConstantPowerIntegratesExactly) {
+  FakeNvml fake(script(device()));
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  EXPECT_TRUE(meter->measures_energy());
+  meter->begin("decode");
+  sleep_s(2.0);
+  auto w = meter->end();
+  EXPECT_EQ(w.name, "decode");
+  EXPECT_NEAR(w.seconds, 2.0, 0.2);
+  ASSERT_TRUE(w.energy_j.has_value());
+  EXPECT_EQ(w.energy_source, "nvml_total_energy_counter");
+  EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, 300.0 * kPeriod + 0.01);
+  ASSERT_TRUE(w.cross_check_energy_j.has_value());
+  EXPECT_EQ(w.cross_check_source, "nvml_power_instant_trapezoid");
+  // Constant power: the trapezoid is exact up to mW rounding.
+  EXPECT_NEAR(*w.cross_check_energy_j, 300.0 * w.seconds, 1e-6);
+  EXPECT_NEAR(*w.avg_power_w, 300.0, 300.0 * kPeriod / w.seconds + 0.01);
+  const auto& t = w.telemetry;
+  EXPECT_NEAR(t["counter_vs_cross_check_pct"].get<double>(), 0.0,
+              100.0 * kPeriod / w.seconds + 0.1);
+  EXPECT_FALSE(t["short_window"].get<bool>());
+  EXPECT_GT(t["samples"].get<int>(), 100);  // 100 Hz target, a loaded CI box still gets > 50 Hz
+  EXPECT_NEAR(t["power_w"]["memory"]["mean"].get<double>(), 34.0, 1e-9);
+  EXPECT_NEAR(t["power_w"]["instant"]["mean"].get<double>(), 300.0, 1e-9);
+  EXPECT_EQ(t["sm_clock_mhz"]["max"].get<double>(), 1980.0);
+  EXPECT_EQ(t["gpu_lost"], false);
+  EXPECT_FALSE(t.contains("nvml_errors"));
+  auto d = meter->describe();
+  EXPECT_EQ(d["device"]["name"], "Fake H200");
+  EXPECT_EQ(d["device"]["architecture"], "hopper");
+  EXPECT_EQ(d["device"]["power_limit_w"], 700.0);
+  EXPECT_EQ(d["driver_version"], "580.00.fake");
+  EXPECT_EQ(d["metrics"]["power_instant"]["supported"], true);
+  EXPECT_GE(d["sampler"]["cpu_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(d["counter_read_hz"].get<double>(), 25.0);  // 100 Hz sampler, counter every 4th
+}
+
+TEST(NvmlMeter, OriginalMethodReadsLowOnABurstAndInstantPowerDoesNot) {
+  // 100 W idle, a 0.8 s burst at 500 W from t = 1.0 s; the window ends at t ≈ 2.0 s.
+  json power = json::array({{0, 100}, {1.0, 100}, {1.0, 500}, {1.8, 500}, {1.8, 100}});
+  FakeNvml fake(script(device({{"power", power}})));
+  auto opened = std::chrono::steady_clock::now();  // the fake's clock starts inside open()
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  meter->begin("burst");
+  std::this_thread::sleep_until(opened + std::chrono::milliseconds(2000));
+  auto w = meter->end();
+  double truth = 100.0 * w.seconds + 400.0 * 0.8;
+  ASSERT_TRUE(w.energy_j && w.cross_check_energy_j);
+  EXPECT_NEAR(*w.energy_j, truth, 100.0 * kPeriod + 0.01);
+  // Two 400 W steps each cost at most half a sample interval of error; allow for CI jitter.
+  EXPECT_NEAR(*w.cross_check_energy_j, truth, 0.02 * truth);
+  // The 1 s moving average smears the burst past the window's end: ≈ 392 J of 520 J.
+  double original = w.telemetry["power_usage_trapezoid_j"].get<double>();
+  EXPECT_LT(original, 0.85 * truth);
+  EXPECT_GT(original, 0.65 * truth);
+}
+
+TEST(NvmlMeter, DetectsTheCounterUpdatePeriod) {
+  FakeNvml fake(script(device({{"counter_period_s", 0.25}})));
+  auto meter = open_meter(100.0);
+  ASSERT_TRUE(meter);
+  sleep_s(1.6);
+  auto d = meter->describe();
+  EXPECT_TRUE(d["counter_update_period_detected"].get<bool>());
+  EXPECT_NEAR(d["counter_update_period_s"].get<double>(), 0.25, 0.03);
+}
+
+TEST(NvmlMeter, FlagsWindowsShorterThanThreeCounterUpdates) {
+  FakeNvml fake(script(device()));
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  meter->begin("prefill");
+  sleep_s(0.12);
+  auto w = meter->end();
+  EXPECT_TRUE(w.telemetry["short_window"].get<bool>());
+  EXPECT_NE(w.telemetry["warning"].get<std::string>().find("fewer than 3 counter updates"),
+            std::string::npos);
+  EXPECT_LE(w.telemetry["counter"]["updates_in_window"].get<int>(), 2);
+}
+
+TEST(NvmlMeter, WindowsAreSeparateAndMustAlternate) {
+  json power = json::array({{0, 200}, {0.6, 200}, {0.6, 400}});
+  FakeNvml fake(script(device({{"power", power}})));
+  auto opened = std::chrono::steady_clock::now();
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  meter->begin("a");
+  EXPECT_THROW(meter->begin("b"), std::runtime_error);
+  std::this_thread::sleep_until(opened + std::chrono::milliseconds(550));
+  auto a = meter->end();
+  EXPECT_THROW(meter->end(), std::runtime_error);
+  std::this_thread::sleep_until(opened + std::chrono::milliseconds(700));
+  meter->begin("b");
+  sleep_s(0.5);
+  auto b = meter->end();
+  EXPECT_NEAR(*a.cross_check_energy_j / a.seconds, 200.0, 1e-6);
+  EXPECT_NEAR(*b.cross_check_energy_j / b.seconds, 400.0, 1e-6);
+}
+
+TEST(NvmlMeter, CounterWrapPast2To64StillMeasures) {
+  FakeNvml fake(script(device({{"counter_start_mj", ~0ULL - 50'000ULL}})));  // wraps after 50 J
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  meter->begin("wrap");
+  sleep_s(0.6);
+  auto w = meter->end();
+  ASSERT_TRUE(w.energy_j.has_value()) << w.telemetry.dump();
+  EXPECT_GT(w.telemetry["counter"]["begin_mj"].get<unsigned long long>(),
+            w.telemetry["counter"]["end_mj"].get<unsigned long long>());
+  EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, 300.0 * kPeriod + 0.01);
+}
+
+TEST(NvmlMeter, FailingReadsInsideAWindowAreReportedNotZeroed) {
+  json failures = json::array({{{"function", "nvmlDeviceGetTotalEnergyConsumption"},
+                                {"from_s", 0.2},
+                                {"to_s", 0.4},
+                                {"code", 999}}});
+  FakeNvml fake(script(device({{"failures", failures}})));
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  meter->begin("decode");
+  sleep_s(0.7);
+  auto w = meter->end();
+  ASSERT_TRUE(w.energy_j.has_value());  // both edges read fine
+  ASSERT_TRUE(w.telemetry.contains("nvml_errors"));
+  EXPECT_EQ(w.telemetry["nvml_errors"][0]["code"], "UNKNOWN (999)");
+  // The counter is read at 25 Hz: ~5 reads fall in the 0.2 s of failure.
+  EXPECT_GE(w.telemetry["nvml_errors"][0]["samples"].get<int>(), 2);
+}
+
+TEST(NvmlMeter, CounterUnreadableAtTheEdgeLeavesEnergyAbsent) {
+  json failures = json::array(
+      {{{"function", "nvmlDeviceGetTotalEnergyConsumption"}, {"from_s", 0.3}, {"code", 999}}});
+  FakeNvml fake(script(device({{"failures", failures}})));
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  meter->begin("decode");
+  sleep_s(0.5);
+  auto w = meter->end();
+  EXPECT_FALSE(w.energy_j.has_value());
+  EXPECT_FALSE(w.avg_power_w.has_value());
+  EXPECT_EQ(w.energy_source, "");
+  EXPECT_NE(w.telemetry["energy_unavailable_reason"].get<std::string>().find(
+                "window end (UNKNOWN (999))"),
+            std::string::npos);
+  EXPECT_TRUE(w.cross_check_energy_j.has_value());  // instant power still read: kept as cross-check
+}
+
+TEST(NvmlMeter, GpuLostMidRunMeansNoEnergyAndNoLongerMeasuring) {
+  FakeNvml fake(script(device({{"lost_after_s", 0.3}})));
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  meter->begin("decode");
+  sleep_s(0.6);
+  auto w = meter->end();
+  EXPECT_FALSE(w.energy_j.has_value());
+  EXPECT_FALSE(w.cross_check_energy_j.has_value());
+  EXPECT_TRUE(w.telemetry["gpu_lost"].get<bool>());
+  EXPECT_NE(w.telemetry["energy_unavailable_reason"].get<std::string>().find("GPU_IS_LOST (15)"),
+            std::string::npos);
+  EXPECT_FALSE(meter->measures_energy());
+  EXPECT_NE(meter->unavailable_reason().find("lost"), std::string::npos);
+  EXPECT_EQ(meter->describe()["measures_energy"], false);
+}
+
+TEST(NvmlMeter, UnsupportedInstantPowerFallsBackToTheLabelledAverage) {
+  FakeNvml fake(script(device({{"unsupported", {"field:186:0", "field:186:2", "field:185:2"}}})));
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  auto d = meter->describe();
+  EXPECT_EQ(d["metrics"]["power_instant"]["supported"], false);
+  EXPECT_EQ(d["metrics"]["power_instant"]["reason"], "NOT_SUPPORTED (3)");
+  EXPECT_EQ(d["metrics"]["memory_power"]["supported"], false);
+  meter->begin("decode");
+  sleep_s(0.4);
+  auto w = meter->end();
+  ASSERT_TRUE(w.energy_j.has_value());
+  EXPECT_EQ(w.cross_check_source, "nvml_power_usage_trapezoid_1s_average");
+  EXPECT_FALSE(w.telemetry["power_w"].contains("instant"));
+  EXPECT_FALSE(w.telemetry["power_w"].contains("memory"));
+}
+
+TEST(NvmlMeter, MemoryPowerFallsBackToTheAveragedField) {
+  FakeNvml fake(script(device({{"unsupported", {"field:186:2"}}, {"memory_power_w", 41}})));
+  auto meter = open_meter(50.0);
+  ASSERT_TRUE(meter);
+  auto d = meter->describe();
+  EXPECT_EQ(d["metrics"]["memory_power"]["supported"], true);
+  EXPECT_EQ(d["metrics"]["memory_power"]["field"], 185);
+  meter->begin("decode");
+  sleep_s(0.2);
+  auto w = meter->end();
+  EXPECT_NEAR(w.telemetry["power_w"]["memory"]["mean"].get<double>(), 41.0, 1e-9);
+}
+
+TEST(NvmlMeter, MissingSymbolsAreAbsentMetricsAndLegacyNamesAreUsed) {
+  FakeNvml fake(script(device()), /*minimal=*/true);
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  auto d = meter->describe();
+  auto symbols = d["symbols"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(symbols.begin(), symbols.end(), "nvmlInit"), symbols.end());
+  EXPECT_EQ(std::find(symbols.begin(), symbols.end(), "nvmlInit_v2"), symbols.end());
+  EXPECT_NE(std::find(symbols.begin(), symbols.end(), "nvmlDeviceGetCurrentClocksThrottleReasons"),
+            symbols.end());
+  EXPECT_EQ(d["metrics"]["power_instant"]["reason"], "FUNCTION_NOT_FOUND (13)");
+  EXPECT_EQ(d["metrics"]["power_samples"]["supported"], false);
+  meter->begin("decode");
+  sleep_s(0.4);
+  auto w = meter->end();
+  ASSERT_TRUE(w.energy_j.has_value());
+  EXPECT_EQ(w.cross_check_source, "nvml_power_usage_trapezoid_1s_average");
+  EXPECT_FALSE(w.telemetry.contains("driver_samples"));
+  EXPECT_TRUE(w.telemetry.contains("clock_event_reasons"));
+}
+
+TEST(NvmlMeter, DriverSampleBufferIsDrainedAndIntegrated) {
+  FakeNvml fake(script(device({{"sample_period_s", 0.02}})));
+  auto meter = open_meter(20.0);
+  ASSERT_TRUE(meter);
+  meter->begin("decode");
+  sleep_s(1.0);
+  auto w = meter->end();
+  const auto& drv = w.telemetry["driver_samples"];
+  EXPECT_NEAR(drv["rate_hz"].get<double>(), 50.0, 1.0);
+  EXPECT_GT(drv["count"].get<int>(), 40);
+  double span = (drv["count"].get<double>() - 1) / drv["rate_hz"].get<double>();
+  EXPECT_NEAR(drv["trapezoid_j"].get<double>(), 300.0 * span, 1e-3);
+}
+
+TEST(NvmlMeter, ListsOtherProcessesOnTheGpu) {
+  FakeNvml fake(script(device({{"processes", {4242, 4343}}})));
+  auto meter = open_meter(20.0);
+  ASSERT_TRUE(meter);
+  meter->begin("decode");
+  auto w = meter->end();
+  EXPECT_EQ(w.telemetry["gpu_processes"], json::array({4242, 4343}));
+  EXPECT_TRUE(w.telemetry["shared_gpu"].get<bool>());
+}
+
+TEST(NvmlMeter, IdleBaselineAndEnergyAboveIdle) {
+  FakeNvml fake(script(device({{"power", json::array({{0, 80}})}})));
+  auto meter = open_meter(50.0);
+  ASSERT_TRUE(meter);
+  auto idle = measure_idle(*meter, 0.6);
+  ASSERT_TRUE(idle.power_w.has_value());
+  EXPECT_NEAR(*idle.power_w, 80.0, 80.0 * kPeriod / 0.6 + 0.1);
+  WindowResult w;
+  w.seconds = 2.0;
+  w.energy_j = 1000.0;
+  EXPECT_NEAR(*energy_above_idle_j(w, idle), 1000.0 - 2.0 * *idle.power_w, 1e-9);
+  w.energy_j.reset();
+  EXPECT_FALSE(energy_above_idle_j(w, idle).has_value());
+}
+
+// --- make_best_meter: every way of not having a meter gives a reason, never `measured`.
+
+void expect_unavailable(const std::string& needle) {
+  auto meter = make_best_meter({});
+  EXPECT_EQ(meter->name(), "unavailable");
+  EXPECT_FALSE(meter->measures_energy());
+  EXPECT_NE(meter->unavailable_reason().find(needle), std::string::npos)
+      << meter->unavailable_reason();
+  meter->begin("decode");
+  auto w = meter->end();
+  EXPECT_FALSE(w.energy_j.has_value());
+}
+
+TEST(MakeBestMeter, PicksNvmlWhenTheCounterWorks) {
+  FakeNvml fake(script(device()));
+  auto meter = make_best_meter(ec::test::no_rapl(20.0, {}));
+  EXPECT_EQ(meter->name(), "nvml");
+  EXPECT_TRUE(meter->measures_energy());
+}
+
+TEST(MakeBestMeter, LibraryMissing) {
+  ec::test::ScopedEnv lib("EC_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1");
+  expect_unavailable("NVML library not found");
+}
+
+TEST(MakeBestMeter, DriverNotLoaded) {
+  FakeNvml fake(json{{"init_return", 9}});
+  expect_unavailable("DRIVER_NOT_LOADED (9)");
+}
+
+TEST(MakeBestMeter, NoDevice) {
+  FakeNvml fake(json{{"devices", json::array()}});
+  expect_unavailable("0 devices");
+}
+
+TEST(MakeBestMeter, CounterNotSupported) {
+  FakeNvml fake(script(device({{"unsupported", {"nvmlDeviceGetTotalEnergyConsumption"}}})));
+  expect_unavailable(
+      "energy counter not supported on Fake H200 (needs Volta or newer): NOT_SUPPORTED (3)");
+}
+
+TEST(MakeBestMeter, NoPermission) {
+  json failures = json::array({{{"function", "nvmlDeviceGetTotalEnergyConsumption"}, {"code", 4}}});
+  FakeNvml fake(script(device({{"failures", failures}})));
+  expect_unavailable("no permission to read the energy counter");
+}
+
+TEST(MakeBestMeter, GpuIndexBeyondTheVisibleOnes) {
+  FakeNvml fake(script(device()));
+  auto meter = make_best_meter(ec::test::no_rapl(10.0, 1));
+  EXPECT_FALSE(meter->measures_energy());
+  EXPECT_NE(meter->unavailable_reason().find("--gpu 1: only 1 GPU(s) visible"), std::string::npos);
+}
+
+TEST(MakeBestMeter, CudaVisibleDevicesSelectsByUuid) {
+  json two = {{"devices", json::array({device({{"name", "First"}, {"uuid", "GPU-aaaa"}}),
+                                       device({{"name", "Second"}, {"uuid", "GPU-bbbb"}})})}};
+  FakeNvml fake(two);
+  ec::test::ScopedEnv visible("CUDA_VISIBLE_DEVICES", "GPU-bbbb");
+  auto meter = make_best_meter(ec::test::no_rapl(10.0, {}));
+  ASSERT_TRUE(meter->measures_energy()) << meter->unavailable_reason();
+  auto d = meter->describe();
+  EXPECT_EQ(d["device"]["name"], "Second");
+  EXPECT_EQ(d["device"]["nvml_index"], 1);
+  EXPECT_EQ(d["device"]["index"], 0);
+  EXPECT_EQ(d["cuda_visible_devices"], "GPU-bbbb");
+}
+
+TEST(DescribeGpus, ListsWhatEachGpuCanMeasure) {
+  json two = {{"devices",
+               json::array({device({{"name", "Good"}, {"uuid", "GPU-aaaa"}}),
+                            device({{"name", "Old"},
+                                    {"uuid", "GPU-bbbb"},
+                                    {"unsupported",
+                                     {"nvmlDeviceGetTotalEnergyConsumption", "field:186:0"}}})})}};
+  FakeNvml fake(two);
+  auto info = describe_gpus(ec::test::no_rapl(10.0, {}));
+  EXPECT_EQ(info["available"], true);
+  ASSERT_EQ(info["gpus"].size(), 2u);
+  EXPECT_EQ(info["gpus"][0]["energy_meter"], "nvml_total_energy_counter");
+  EXPECT_EQ(info["gpus"][1]["energy_meter"], "unavailable");
+  EXPECT_EQ(info["gpus"][1]["metrics"]["power_instant"]["supported"], false);
+  EXPECT_EQ(info["rapl"]["available"], false);
+
+  ec::test::ScopedEnv lib("EC_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1");
+  auto none = describe_gpus();
+  EXPECT_EQ(none["available"], false);
+  EXPECT_NE(none["reason"].get<std::string>().find("not found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ec::meter
