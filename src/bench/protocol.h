@@ -22,7 +22,7 @@ struct RunOptions {
   std::string model = "default";  // preset name or checkpoint directory
   std::optional<std::filesystem::path>
       tokenizer;  // tokenizer.json; default: the checkpoint's, else bytes
-  engine::Precision precision = engine::Precision::bf16;
+  engine::Precision precision = engine::Precision::int8_llm;
   engine::EngineOptions engine;  // backend, threads, context, CUDA graph
   uint64_t seed = 0;             // synthetic weights
   std::string prompt{k_default_prompt};

@@ -16,7 +16,7 @@ namespace {
 
 struct RunFlags {
   EngineFlags engine;
-  std::string precision = "BF16";
+  std::string precision = "INT8";
   std::string out = "energy.json";
   bench::RunOptions run;
   std::string tokenizer;
