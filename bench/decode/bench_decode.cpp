@@ -1,0 +1,197 @@
+// End-to-end decode benchmark of the CUDA engine: for every preset × format, synthetic weights
+// (the project's generator), the engine built once, a short prompt prefilled, then N greedy tokens
+// decoded one at a time exactly as `ecocompute run` does (decode_greedy: one graph replay and one
+// int back per token). Prints tok/s, weight GB/s and % of the device-to-device copy ceiling
+// measured in the same run, and energy from the NVML counter when the meter has it.
+//   bench_decode [--models a,b] [--formats fp16,int8-wo,...] [--tokens 256] [--prompt 16]
+//                [--iters 2] [--json FILE] [--configs-dir DIR]
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "decode/nvml_energy.h"
+#include "engine/cuda/cuda_check.cuh"
+#include "engine/cuda/device_buffer.cuh"
+#include "engine/engine.h"
+#include "model/config.h"
+#include "model/presets.h"
+#include "model/synthetic.h"
+
+namespace ec::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Device-to-device copy of 2 GiB, bytes read + written per second: the ceiling we report against.
+double copy_ceiling() {
+  const size_t bytes = size_t{2} << 30;
+  engine::cuda::DeviceBuffer<uint8_t> a(bytes), b(bytes);
+  CUDA_CHECK(cudaMemset(a.get(), 1, bytes));
+  CUDA_CHECK(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  CUDA_CHECK(cudaEventCreate(&e0));
+  CUDA_CHECK(cudaEventCreate(&e1));
+  std::vector<double> t;
+  for (int i = 0; i < 5; ++i) {
+    CUDA_CHECK(cudaEventRecord(e0));
+    CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaEventRecord(e1));
+    CUDA_CHECK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    t.push_back(ms * 1e-3);
+  }
+  std::sort(t.begin(), t.end());
+  return 2.0 * double(bytes) / t[2];
+}
+
+int run(int argc, char** argv) {
+  std::string models = "qwen2-0.5b,tinyllama-1.1b,qwen2-1.5b,qwen2.5-3b,qwen2-7b";
+  std::string formats = "fp16,int8-wo,nf4,nf4-dq,int8";
+  std::string json_path, configs_dir;
+  int tokens = 256, prompt_len = 16, iters = 2;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--models") models = v;
+    if (k == "--formats") formats = v;
+    if (k == "--tokens") tokens = std::stoi(v);
+    if (k == "--prompt") prompt_len = std::stoi(v);
+    if (k == "--iters") iters = std::stoi(v);
+    if (k == "--json") json_path = v;
+    if (k == "--configs-dir") configs_dir = v;
+  }
+  if (!configs_dir.empty()) {
+    // The same architectures for bench/hf_peer.py, as config.json files transformers can read.
+    std::filesystem::create_directories(configs_dir);
+    for (const std::string& m : split(models)) {
+      std::ofstream(std::filesystem::path(configs_dir) / (m + ".json"))
+          << model::to_hf_config(model::preset_or_throw(m)).dump(2) << "\n";
+    }
+  }
+  if (formats == "none") return 0;  // only the configs were wanted
+  EC_CHECK(engine::cuda::cuda_device_available(), "bench_decode: no CUDA device");
+  const double ceiling = copy_ceiling();
+  NvmlEnergy nvml(0);
+  std::printf("copy ceiling (read+write) %.0f GB/s; energy: %s\n", ceiling / 1e9,
+              nvml.available() ? "NVML total-energy counter" : nvml.reason().c_str());
+  std::ofstream json;
+  if (!json_path.empty()) json.open(json_path);
+  std::printf(
+      "\n| model | format | GB/token | tok/s | GB/s | %% of copy | J/1k tok | avg W | load s | "
+      "variant |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const std::string& name : split(models)) {
+    const model::ModelConfig& config = model::preset_or_throw(name);
+    const auto t_gen = Clock::now();
+    auto weights = model::make_synthetic_weights(config, 1, DType::f16);
+    const double gen_s = seconds_since(t_gen);
+    std::fprintf(stderr, "%s: synthetic weights in %.1f s\n", name.c_str(), gen_s);
+    std::vector<int32_t> prompt(static_cast<size_t>(prompt_len));
+    for (int i = 0; i < prompt_len; ++i) prompt[size_t(i)] = (i * 7919 + 13) % config.vocab_size;
+    for (const std::string& fmt : split(formats)) {
+      engine::EngineOptions o;
+      o.backend = engine::Backend::cuda;
+      o.precision = engine::parse_precision(fmt);
+      o.max_context = prompt_len + tokens + 8;
+      const auto t_load = Clock::now();
+      auto eng = engine::make_engine(weights, o);
+      const double load_s = seconds_since(t_load);
+      const auto& info = eng->info();
+      // Warm-up: one short generation.
+      (void)engine::generate_greedy(*eng, prompt, 16);
+      std::vector<double> times, joules, watts;
+      for (int it = 0; it < iters; ++it) {
+        eng->reset();
+        int32_t next = engine::argmax(eng->forward(prompt, false));
+        eng->synchronize();
+        const auto e0 = nvml.joules();
+        const auto t0 = Clock::now();
+        for (int i = 0; i < tokens; ++i) next = eng->decode_greedy(next);
+        eng->synchronize();
+        const double dt = seconds_since(t0);
+        const auto e1 = nvml.joules();
+        times.push_back(dt);
+        if (e0 && e1) {
+          joules.push_back(*e1 - *e0);
+          watts.push_back((*e1 - *e0) / dt);
+        }
+      }
+      std::sort(times.begin(), times.end());
+      const double dt = times[times.size() / 2];
+      const double tps = tokens / dt;
+      const double gb = double(info.weight_bytes) / 1e9;
+      const double gbs = gb * tps;
+      double j1k = -1.0, w_avg = -1.0;
+      if (!joules.empty()) {
+        std::sort(joules.begin(), joules.end());
+        j1k = joules[joules.size() / 2] / tokens * 1000.0;
+      }
+      if (!watts.empty()) w_avg = watts[watts.size() / 2];
+      char jtxt[32] = "n/a", wtxt[32] = "n/a";
+      if (j1k >= 0) std::snprintf(jtxt, sizeof jtxt, "%.0f", j1k);
+      if (w_avg >= 0) std::snprintf(wtxt, sizeof wtxt, "%.0f", w_avg);
+      std::printf("| %s | %s | %.3f | %.1f | %.0f | %.1f | %s | %s | %.1f | %s |\n", name.c_str(),
+                  info.precision.c_str(), gb, tps, gbs, 100.0 * gbs * 1e9 / ceiling, jtxt, wtxt,
+                  load_s, info.kernel_variant.c_str());
+      std::fflush(stdout);
+      if (json.is_open()) {
+        nlohmann::json row = {{"model", name},
+                              {"format", info.weight_format},
+                              {"precision", info.precision},
+                              {"device", info.device_name},
+                              {"tokens", tokens},
+                              {"prompt", prompt_len},
+                              {"seconds", times},
+                              {"tok_s", tps},
+                              {"weight_bytes", info.weight_bytes},
+                              {"gb_s", gbs},
+                              {"copy_ceiling_gb_s", ceiling / 1e9},
+                              {"joules", joules},
+                              {"avg_power_w", watts},
+                              {"load_s", load_s},
+                              {"synthetic_gen_s", gen_s},
+                              {"kernel_variant", info.kernel_variant},
+                              {"cuda_graph", info.cuda_graph}};
+        json << row.dump() << "\n";
+        json.flush();
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ec::bench
+
+int main(int argc, char** argv) {
+  try {
+    return ec::bench::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_decode: %s\n", e.what());
+    return 1;
+  }
+}

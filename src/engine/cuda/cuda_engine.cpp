@@ -1,0 +1,732 @@
+// The CUDA engine: a Llama/Qwen2 forward pass over FP32 activations, an fp16 KV cache and
+// CudaLinear weights. Decode is one captured CUDA graph per engine (token and position read from
+// device memory, so the same graph replays every step); prefill runs chunk by chunk through
+// cuBLAS. The GEMV variant of each Linear role is picked by timing whole decode steps at load.
+#include "engine/cuda/cuda_engine.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "engine/cuda/argmax.cuh"
+#include "engine/cuda/attention.cuh"
+#include "engine/cuda/cuda_check.cuh"
+#include "engine/cuda/device_buffer.cuh"
+#include "engine/cuda/embedding.cuh"
+#include "engine/cuda/gemv.cuh"
+#include "engine/cuda/linear.cuh"
+#include "engine/cuda/rmsnorm.cuh"
+#include "engine/cuda/rope.cuh"
+#include "engine/cuda/tensor_convert.cuh"
+#include "quant/dynamic_map.h"
+
+namespace ec::engine::cuda {
+namespace {
+
+constexpr int kPrefillChunk = 256;
+constexpr int kDefaultContextCap = 4096;
+constexpr int kPartialSlots = 1024;  // ≥ tokens × splits of any attention launch (attention_splits)
+
+enum Role { kQkv, kO, kGateUp, kDown, kHead, kRoles };
+constexpr const char* kRoleNames[kRoles] = {"qkv", "o", "gu", "down", "head"};
+
+GemvFormat format_of(Precision p) {
+  switch (p) {
+    case Precision::fp16:
+      return GemvFormat::f16;
+    case Precision::bf16:
+      return GemvFormat::bf16;
+    case Precision::int8_llm:
+      return GemvFormat::int8_llm;
+    case Precision::int8_wo:
+      return GemvFormat::int8_wo;
+    case Precision::nf4:
+      return GemvFormat::nf4;
+    case Precision::nf4_dq:
+      return GemvFormat::nf4_dq;
+  }
+  fail("CUDA engine: unknown precision {}", static_cast<int>(p));
+}
+
+int context_length(const model::ModelConfig& c, const EngineOptions& options) {
+  EC_CHECK(c.max_position_embeddings > 0, "model {}: max_position_embeddings must be positive",
+           c.name);
+  EC_CHECK(options.max_context >= 0, "max_context must be >= 0, got {}", options.max_context);
+  if (options.max_context == 0) return std::min(c.max_position_embeddings, kDefaultContextCap);
+  EC_CHECK(options.max_context <= c.max_position_embeddings,
+           "max_context {} exceeds the model's max_position_embeddings {} ({})",
+           options.max_context, c.max_position_embeddings, c.name);
+  return options.max_context;
+}
+
+const model::ModelConfig& checked_config(const std::shared_ptr<const model::ModelWeights>& w) {
+  EC_CHECK(w != nullptr, "make_engine: no weights");
+  const auto& c = w->config;
+  EC_CHECK(c.hidden_size > 0 && c.num_heads > 0 && c.num_kv_heads > 0 && c.head_dim > 0 &&
+               c.intermediate_size > 0 && c.vocab_size > 0 && c.num_layers > 0,
+           "model {}: hidden_size, heads, head_dim, intermediate_size, vocab_size and num_layers "
+           "must all be positive",
+           c.name);
+  EC_CHECK(c.num_heads % c.num_kv_heads == 0 && c.num_heads / c.num_kv_heads <= kAttentionMaxGroup,
+           "model {}: {} query heads over {} KV heads; the CUDA attention needs a multiple with at "
+           "most {} query heads per KV head",
+           c.name, c.num_heads, c.num_kv_heads, kAttentionMaxGroup);
+  EC_CHECK(c.head_dim % 2 == 0 && c.head_dim <= kAttentionMaxHeadDim,
+           "model {}: head_dim {} must be even and at most {}", c.name, c.head_dim,
+           kAttentionMaxHeadDim);
+  EC_CHECK(static_cast<int>(w->layers.size()) == c.num_layers,
+           "model {}: {} layers of weights, config says {}", c.name, w->layers.size(),
+           c.num_layers);
+  return c;
+}
+
+DeviceBuffer<float> norm_to_device(const model::Tensor& t, int64_t dim) {
+  EC_CHECK(t.numel() == dim, "tensor {}: {} values, expected [{}]", t.name, t.numel(), dim);
+  std::vector<float> v(static_cast<size_t>(dim));
+  for (int64_t i = 0; i < dim; ++i) v[static_cast<size_t>(i)] = t.at(i);
+  return to_device(std::span<const float>(v));
+}
+
+size_t sz(int64_t n) {
+  return static_cast<size_t>(n);
+}
+
+class CudaEngine final : public Engine {
+ public:
+  CudaEngine(std::shared_ptr<const model::ModelWeights> weights, const EngineOptions& options);
+  ~CudaEngine() override;
+  CudaEngine(const CudaEngine&) = delete;
+  CudaEngine& operator=(const CudaEngine&) = delete;
+
+  const EngineInfo& info() const override { return info_; }
+  const model::ModelConfig& config() const override { return config_; }
+  void reset() override {
+    position_ = 0;
+    set_device_position(0);
+  }
+  int position() const override { return position_; }
+  std::span<const float> forward(std::span<const int32_t> tokens, bool all_logits) override;
+  int32_t decode_greedy(int32_t token) override;
+  void synchronize() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  struct Layer {
+    DeviceBuffer<float> attn_norm, ffn_norm;
+    CudaLinear qkv, o, gate_up, down;
+  };
+
+  void check_tokens(std::span<const int32_t> tokens) const;
+  // Every kernel of one decode step; with `marks`, an event after each kernel (profiling).
+  void enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks = nullptr);
+  void profile_decode(int steps);
+  void build_graph();
+  void destroy_graph();
+  void launch_decode();
+  void run_decode_step(int32_t token);
+  void prefill_chunk(std::span<const int32_t> tokens, bool all_logits, bool last_chunk,
+                     float* logits_host);
+  void set_device_position(int pos);
+  double time_decode_steps(int steps);
+  void autotune();
+  std::string variant_name() const;
+  uint16_t* k_layer(int l) { return k_cache_.get() + sz(l) * sz(kv_dim_) * sz(capacity_); }
+  uint16_t* v_layer(int l) { return v_cache_.get() + sz(l) * sz(kv_dim_) * sz(capacity_); }
+
+  std::shared_ptr<const model::ModelWeights> weights_;
+  model::ModelConfig config_;
+  EngineOptions options_;
+  EngineInfo info_;
+  GemvFormat format_ = GemvFormat::f16;
+  GemvFormat dense_ = GemvFormat::f16;
+  int capacity_ = 0;
+  int q_dim_ = 0, kv_dim_ = 0, qkv_dim_ = 0;
+  float attn_scale_ = 0.0f;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+
+  DeviceBuffer<float> dyn_map_;
+  DeviceBuffer<uint16_t> embed_;
+  DeviceBuffer<float> final_norm_;
+  std::vector<Layer> layers_;
+  CudaLinear lm_head_;
+  DeviceBuffer<float> rope_cos_, rope_sin_;
+  DeviceBuffer<uint16_t> k_cache_, v_cache_;
+
+  DeviceBuffer<float> x_, h_, qkv_, attn_, act_, logits_;
+  DeviceBuffer<float> attn_partial_;
+  DeviceBuffer<unsigned> attn_counters_;
+  int decode_splits_ = 1;
+  DeviceBuffer<int32_t> tokens_, next_;
+  DeviceBuffer<int> pos_;
+  DeviceBuffer<float> arg_value_;
+  DeviceBuffer<int> arg_index_;
+  DeviceBuffer<unsigned> arg_counter_;
+  PrefillScratch scratch_;
+  int32_t* host_io_ = nullptr;  // pinned: [0] token in, [1] argmax out, [2] position
+
+  GemvConfig configs_[kRoles];
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
+  int position_ = 0;
+  std::vector<float> logits_host_;
+};
+
+CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
+                       const EngineOptions& options)
+    : weights_(std::move(weights)), config_(checked_config(weights_)), options_(options) {
+  EC_CHECK(cuda_device_available(), "--backend cuda: no CUDA device is available");
+  CUDA_CHECK(cudaSetDevice(options.device));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, options.device));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  CUBLAS_CHECK(cublasCreate(&cublas_));
+  CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_io_), 4 * sizeof(int32_t),
+                           cudaHostAllocDefault));
+  std::fill(host_io_, host_io_ + 4, 0);
+
+  const auto& c = config_;
+  format_ = format_of(options.precision);
+  // Embedding and lm_head stay 16-bit whatever the layers use, as bitsandbytes leaves them.
+  dense_ = options.precision == Precision::bf16 ? GemvFormat::bf16 : GemvFormat::f16;
+  capacity_ = context_length(c, options);
+  q_dim_ = c.num_heads * c.head_dim;
+  kv_dim_ = c.num_kv_heads * c.head_dim;
+  qkv_dim_ = q_dim_ + 2 * kv_dim_;
+  attn_scale_ = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)));
+  const int64_t hidden = c.hidden_size, inter = c.intermediate_size, vocab = c.vocab_size;
+
+  const quant::DynamicMap& map = quant::signed_dynamic_map();
+  dyn_map_.upload(std::span<const float>(map.data(), map.size()));
+
+  DeviceBuffer<uint8_t> staging;
+  const model::Tensor& emb = weights_->embed;
+  EC_CHECK(emb.shape == std::vector<int64_t>({vocab, hidden}),
+           "tensor {}: embedding shape must be [{}, {}]", emb.name, vocab, hidden);
+  {
+    CudaLinear tmp({&emb}, {}, dense_, false, nullptr, staging, stream_);
+    // Keep the converted table as the embedding; a tied lm_head reads the same bytes.
+    const GemvArgs a = tmp.decode_args();
+    embed_.resize(sz(vocab * hidden));
+    CUDA_CHECK(cudaMemcpy(embed_.get(), a.seg[0].w, embed_.bytes(), cudaMemcpyDeviceToDevice));
+  }
+  final_norm_ = norm_to_device(weights_->final_norm, hidden);
+  const bool tied = c.tie_word_embeddings || weights_->lm_head.data == nullptr ||
+                    weights_->lm_head.data == weights_->embed.data;
+  if (tied) {
+    lm_head_ = CudaLinear::borrow(embed_.get(), c.vocab_size, c.hidden_size, dense_);
+  } else {
+    EC_CHECK(weights_->lm_head.shape == std::vector<int64_t>({vocab, hidden}),
+             "tensor {}: lm_head shape must be [{}, {}]", weights_->lm_head.name, vocab, hidden);
+    lm_head_ = CudaLinear({&weights_->lm_head}, {}, dense_, false, nullptr, staging, stream_);
+  }
+
+  int64_t max_w16 = 0;
+  layers_.reserve(sz(c.num_layers));
+  for (const auto& lw : weights_->layers) {
+    Layer L;
+    L.attn_norm = norm_to_device(lw.attn_norm, hidden);
+    L.ffn_norm = norm_to_device(lw.ffn_norm, hidden);
+    L.qkv = CudaLinear({&lw.wq, &lw.wk, &lw.wv}, {&lw.bq, &lw.bk, &lw.bv}, format_, false,
+                       dyn_map_.get(), staging, stream_);
+    L.o = CudaLinear({&lw.wo}, {}, format_, false, dyn_map_.get(), staging, stream_);
+    L.gate_up =
+        CudaLinear({&lw.w_gate, &lw.w_up}, {}, format_, true, dyn_map_.get(), staging, stream_);
+    L.down = CudaLinear({&lw.w_down}, {}, format_, false, dyn_map_.get(), staging, stream_);
+    EC_CHECK(L.qkv.outputs() == qkv_dim_ && L.qkv.cols() == hidden && L.o.cols() == q_dim_ &&
+                 L.o.outputs() == hidden && L.gate_up.outputs() == inter &&
+                 L.gate_up.cols() == hidden && L.down.cols() == inter && L.down.outputs() == hidden,
+             "model {}: a layer's projection shapes do not match the config", c.name);
+    for (const CudaLinear* l : {&L.qkv, &L.o, &L.gate_up, &L.down}) {
+      max_w16 = std::max(max_w16, int64_t{l->max_segment_rows()} * l->cols());
+    }
+    layers_.push_back(std::move(L));
+  }
+  staging = DeviceBuffer<uint8_t>();
+
+  std::vector<float> cos, sin;
+  rope_tables(c.head_dim, c.rope_theta, capacity_, cos, sin);
+  rope_cos_.upload(std::span<const float>(cos));
+  rope_sin_.upload(std::span<const float>(sin));
+  k_cache_.resize(sz(c.num_layers) * sz(kv_dim_) * sz(capacity_));
+  v_cache_.resize(k_cache_.size());
+
+  const int64_t chunk = kPrefillChunk;
+  x_.resize(sz(chunk * hidden));
+  h_.resize(sz(chunk * hidden));
+  qkv_.resize(sz(chunk * qkv_dim_));
+  attn_.resize(sz(chunk * q_dim_));
+  act_.resize(sz(chunk * inter));
+  logits_.resize(sz(chunk * vocab));
+  decode_splits_ = attention_splits(1, c.num_kv_heads, capacity_);
+  attn_partial_.resize(attention_partial_floats(kPartialSlots, c.num_heads, c.head_dim, 1));
+  attn_counters_.resize(sz(chunk * c.num_kv_heads));
+  CUDA_CHECK(cudaMemset(attn_counters_.get(), 0, attn_counters_.bytes()));
+  tokens_.resize(sz(chunk));
+  next_.resize(1);
+  pos_.resize(1);
+  arg_value_.resize(kArgmaxBlocks);
+  arg_index_.resize(kArgmaxBlocks);
+  arg_counter_.resize(1);
+  CUDA_CHECK(cudaMemset(arg_counter_.get(), 0, arg_counter_.bytes()));
+  CUDA_CHECK(cudaMemset(pos_.get(), 0, pos_.bytes()));
+  CUDA_CHECK(cudaMemset(tokens_.get(), 0, tokens_.bytes()));
+  scratch_.x16.resize(sz(chunk * std::max({hidden, inter, int64_t{q_dim_}})));
+  if (format_ != GemvFormat::f16 && format_ != GemvFormat::bf16) scratch_.w16.resize(sz(max_w16));
+  scratch_.gate.resize(sz(chunk * inter));
+  scratch_.up.resize(sz(chunk * inter));
+  scratch_.mask.resize(sz((std::max({hidden, inter, int64_t{q_dim_}}) + 31) / 32));
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  autotune();
+  const char* profile = std::getenv("EC_CUDA_PROFILE");
+  if (profile != nullptr && std::string(profile) == "1") profile_decode(10);
+  if (options_.cuda_graph) {
+    enqueue_decode();  // first launches (kernel attributes) outside the capture
+    build_graph();
+  }
+  reset();
+
+  info_.backend = std::string(backend_name(Backend::cuda));
+  info_.precision = std::string(precision_name(options.precision));
+  info_.weight_format = std::string(weight_format(options.precision));
+  info_.kernel_variant = variant_name();
+  info_.compute_dtype = "fp32";
+  info_.cuda_graph = options_.cuda_graph;
+  int64_t bytes = lm_head_.weight_bytes() + hidden * 2;  // + one embedding row
+  for (const Layer& L : layers_) {
+    bytes += L.qkv.weight_bytes() + L.o.weight_bytes() + L.gate_up.weight_bytes() +
+             L.down.weight_bytes();
+  }
+  info_.weight_bytes = bytes;
+  info_.max_context = capacity_;
+  info_.threads = 0;
+  info_.device_name = prop.name;
+}
+
+CudaEngine::~CudaEngine() {
+  destroy_graph();
+  if (cublas_ != nullptr) (void)cublasDestroy(cublas_);
+  if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
+  if (host_io_ != nullptr) (void)cudaFreeHost(host_io_);
+}
+
+void CudaEngine::check_tokens(std::span<const int32_t> tokens) const {
+  const int n = static_cast<int>(tokens.size());
+  EC_CHECK(n > 0, "forward: no tokens");
+  if (static_cast<int64_t>(position_) + n > capacity_) {
+    fail(
+        "forward: {} new tokens at position {} exceed the KV cache of max_context {} tokens "
+        "(reset() the engine or raise max_context)",
+        n, position_, capacity_);
+  }
+  for (int i = 0; i < n; ++i) {
+    EC_CHECK(tokens[sz(i)] >= 0 && tokens[sz(i)] < config_.vocab_size,
+             "forward: token id {} at index {} is outside the vocabulary [0, {})", tokens[sz(i)], i,
+             config_.vocab_size);
+  }
+}
+
+void CudaEngine::set_device_position(int pos) {
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  host_io_[2] = pos;
+  CUDA_CHECK(
+      cudaMemcpyAsync(pos_.get(), host_io_ + 2, sizeof(int), cudaMemcpyHostToDevice, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+// Kernel classes of a decode step, for the EC_CUDA_PROFILE breakdown.
+enum Stage { kEmbed, kStQkv, kRope, kAttn, kStO, kStGu, kStDown, kStHead, kArgmax, kStages };
+constexpr const char* kStageNames[kStages] = {"embedding", "qkv gemv",     "rope+store",
+                                              "attention", "o gemv",       "gate_up gemv",
+                                              "down gemv", "lm_head gemv", "argmax"};
+
+void CudaEngine::enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks) {
+  const auto mark = [&](int stage) {
+    if (marks == nullptr) return;
+    cudaEvent_t e = nullptr;
+    CUDA_CHECK(cudaEventCreate(&e));
+    CUDA_CHECK(cudaEventRecord(e, stream_));
+    marks->emplace_back(stage, e);
+  };
+  mark(-1);
+  const auto& c = config_;
+  CUDA_CHECK(
+      cudaMemcpyAsync(tokens_.get(), host_io_, sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+  embedding(embed_.get(), dense_ == GemvFormat::bf16, c.vocab_size, c.hidden_size, tokens_.get(), 1,
+            x_.get(), stream_);
+  mark(kEmbed);
+  for (int l = 0; l < c.num_layers; ++l) {
+    Layer& L = layers_[sz(l)];
+    GemvArgs qkv = L.qkv.decode_args();
+    qkv.x = x_.get();
+    qkv.norm = L.attn_norm.get();
+    qkv.norm_eps = c.rms_norm_eps;
+    qkv.y = qkv_.get();
+    gemv(qkv, configs_[kQkv], stream_);
+    mark(kStQkv);
+
+    RopeStoreArgs r;
+    r.qkv = qkv_.get();
+    r.stride = qkv_dim_;
+    r.n_tokens = 1;
+    r.n_heads = c.num_heads;
+    r.kv_heads = c.num_kv_heads;
+    r.head_dim = c.head_dim;
+    r.start = pos_.get();
+    r.cos = rope_cos_.get();
+    r.sin = rope_sin_.get();
+    r.k_cache = k_layer(l);
+    r.v_cache = v_layer(l);
+    r.capacity = capacity_;
+    rope_store(r, stream_);
+    mark(kRope);
+
+    AttentionArgs at;
+    at.q = qkv_.get();
+    at.q_stride = qkv_dim_;
+    at.k_cache = k_layer(l);
+    at.v_cache = v_layer(l);
+    at.capacity = capacity_;
+    at.n_heads = c.num_heads;
+    at.kv_heads = c.num_kv_heads;
+    at.head_dim = c.head_dim;
+    at.n_tokens = 1;
+    at.start = pos_.get();
+    at.scale = attn_scale_;
+    at.out = attn_.get();
+    at.partial = attn_partial_.get();
+    at.counters = attn_counters_.get();
+    at.splits = decode_splits_;
+    attention(at, stream_);
+    mark(kAttn);
+
+    GemvArgs o = L.o.decode_args();
+    o.x = attn_.get();
+    o.residual = x_.get();
+    o.y = x_.get();
+    gemv(o, configs_[kO], stream_);
+    mark(kStO);
+
+    GemvArgs gu = L.gate_up.decode_args();
+    gu.x = x_.get();
+    gu.norm = L.ffn_norm.get();
+    gu.norm_eps = c.rms_norm_eps;
+    gu.y = act_.get();
+    gemv(gu, configs_[kGateUp], stream_);
+    mark(kStGu);
+
+    GemvArgs down = L.down.decode_args();
+    down.x = act_.get();
+    down.residual = x_.get();
+    down.y = x_.get();
+    gemv(down, configs_[kDown], stream_);
+    mark(kStDown);
+  }
+  GemvArgs head = lm_head_.decode_args();
+  head.x = x_.get();
+  head.norm = final_norm_.get();
+  head.norm_eps = c.rms_norm_eps;
+  head.y = logits_.get();
+  gemv(head, configs_[kHead], stream_);
+  mark(kStHead);
+
+  ArgmaxArgs am;
+  am.logits = logits_.get();
+  am.n = c.vocab_size;
+  am.part_value = arg_value_.get();
+  am.part_index = arg_index_.get();
+  am.counter = arg_counter_.get();
+  am.out = next_.get();
+  am.bump = pos_.get();
+  argmax(am, stream_);
+  mark(kArgmax);
+  CUDA_CHECK(
+      cudaMemcpyAsync(host_io_ + 1, next_.get(), sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+}
+
+void CudaEngine::destroy_graph() {
+  if (graph_exec_ != nullptr) (void)cudaGraphExecDestroy(graph_exec_);
+  if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+  graph_exec_ = nullptr;
+  graph_ = nullptr;
+}
+
+void CudaEngine::build_graph() {
+  destroy_graph();
+  CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  try {
+    enqueue_decode();
+  } catch (...) {
+    cudaGraph_t broken = nullptr;
+    (void)cudaStreamEndCapture(stream_, &broken);
+    if (broken != nullptr) (void)cudaGraphDestroy(broken);
+    throw;
+  }
+  CUDA_CHECK(cudaStreamEndCapture(stream_, &graph_));
+  CUDA_CHECK(cudaGraphInstantiate(&graph_exec_, graph_, 0));
+}
+
+void CudaEngine::launch_decode() {
+  if (graph_exec_ != nullptr) {
+    CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
+  } else {
+    enqueue_decode();
+  }
+}
+
+void CudaEngine::run_decode_step(int32_t token) {
+  const int32_t one[1] = {token};
+  check_tokens(one);
+  host_io_[0] = token;
+  launch_decode();
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  ++position_;
+}
+
+int32_t CudaEngine::decode_greedy(int32_t token) {
+  run_decode_step(token);
+  return host_io_[1];
+}
+
+std::span<const float> CudaEngine::forward(std::span<const int32_t> tokens, bool all_logits) {
+  check_tokens(tokens);
+  const int n = static_cast<int>(tokens.size());
+  const int64_t vocab = config_.vocab_size;
+  if (n == 1) {
+    // The decode path (graph), so forward and decode_greedy give the same logits.
+    run_decode_step(tokens[0]);
+    logits_host_.resize(sz(vocab));
+    CUDA_CHECK(cudaMemcpy(logits_host_.data(), logits_.get(), sz(vocab) * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+    return logits_host_;
+  }
+  logits_host_.resize(sz(all_logits ? n * vocab : vocab));
+  for (int c0 = 0; c0 < n; c0 += kPrefillChunk) {
+    const int len = std::min(kPrefillChunk, n - c0);
+    float* out = all_logits ? logits_host_.data() + sz(c0 * vocab) : logits_host_.data();
+    prefill_chunk(tokens.subspan(sz(c0), sz(len)), all_logits, c0 + len == n, out);
+  }
+  return logits_host_;
+}
+
+void CudaEngine::prefill_chunk(std::span<const int32_t> tokens, bool all_logits, bool last_chunk,
+                               float* logits_host) {
+  const auto& c = config_;
+  const int m = static_cast<int>(tokens.size());
+  const int hidden = c.hidden_size;
+  set_device_position(position_);
+  CUDA_CHECK(cudaMemcpyAsync(tokens_.get(), tokens.data(), tokens.size_bytes(),
+                             cudaMemcpyHostToDevice, stream_));
+  embedding(embed_.get(), dense_ == GemvFormat::bf16, c.vocab_size, hidden, tokens_.get(), m,
+            x_.get(), stream_);
+  const int splits = attention_splits(m, c.num_kv_heads, position_ + m);
+  EC_CHECK(m * splits <= kPartialSlots, "prefill: attention scratch too small");
+  for (int l = 0; l < c.num_layers; ++l) {
+    Layer& L = layers_[sz(l)];
+    rmsnorm(x_.get(), L.attn_norm.get(), m, hidden, c.rms_norm_eps, h_.get(), stream_);
+    L.qkv.prefill(h_.get(), m, qkv_.get(), false, scratch_, cublas_, configs_[kQkv], stream_);
+
+    RopeStoreArgs r;
+    r.qkv = qkv_.get();
+    r.stride = qkv_dim_;
+    r.n_tokens = m;
+    r.n_heads = c.num_heads;
+    r.kv_heads = c.num_kv_heads;
+    r.head_dim = c.head_dim;
+    r.start = pos_.get();
+    r.cos = rope_cos_.get();
+    r.sin = rope_sin_.get();
+    r.k_cache = k_layer(l);
+    r.v_cache = v_layer(l);
+    r.capacity = capacity_;
+    rope_store(r, stream_);
+
+    AttentionArgs at;
+    at.q = qkv_.get();
+    at.q_stride = qkv_dim_;
+    at.k_cache = k_layer(l);
+    at.v_cache = v_layer(l);
+    at.capacity = capacity_;
+    at.n_heads = c.num_heads;
+    at.kv_heads = c.num_kv_heads;
+    at.head_dim = c.head_dim;
+    at.n_tokens = m;
+    at.start = pos_.get();
+    at.scale = attn_scale_;
+    at.out = attn_.get();
+    at.partial = attn_partial_.get();
+    at.counters = attn_counters_.get();
+    at.splits = splits;
+    attention(at, stream_);
+
+    L.o.prefill(attn_.get(), m, x_.get(), true, scratch_, cublas_, configs_[kO], stream_);
+    rmsnorm(x_.get(), L.ffn_norm.get(), m, hidden, c.rms_norm_eps, h_.get(), stream_);
+    L.gate_up.prefill(h_.get(), m, act_.get(), false, scratch_, cublas_, configs_[kGateUp],
+                      stream_);
+    L.down.prefill(act_.get(), m, x_.get(), true, scratch_, cublas_, configs_[kDown], stream_);
+  }
+  const int64_t vocab = c.vocab_size;
+  if (all_logits) {
+    rmsnorm(x_.get(), final_norm_.get(), m, hidden, c.rms_norm_eps, h_.get(), stream_);
+    lm_head_.prefill(h_.get(), m, logits_.get(), false, scratch_, cublas_, configs_[kHead],
+                     stream_);
+    CUDA_CHECK(cudaMemcpyAsync(logits_host, logits_.get(), sz(m * vocab) * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream_));
+  } else if (last_chunk) {
+    rmsnorm(x_.get() + sz(int64_t{m - 1} * hidden), final_norm_.get(), 1, hidden, c.rms_norm_eps,
+            h_.get(), stream_);
+    lm_head_.prefill(h_.get(), 1, logits_.get(), false, scratch_, cublas_, configs_[kHead],
+                     stream_);
+    CUDA_CHECK(cudaMemcpyAsync(logits_host, logits_.get(), sz(vocab) * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream_));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  position_ += m;
+  set_device_position(position_);
+}
+
+double CudaEngine::time_decode_steps(int steps) {
+  if (options_.cuda_graph) {
+    // One direct step first: first launches set kernel attributes outside any capture.
+    destroy_graph();
+    set_device_position(0);
+    enqueue_decode();
+    build_graph();
+  }
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  // Timed at the middle of the cache, so attention does representative work.
+  const int at = std::max(0, std::min(capacity_ / 2, capacity_ - steps - 2));
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    set_device_position(at);
+    launch_decode();  // warm-up
+    CUDA_CHECK(cudaEventRecord(start, stream_));
+    for (int i = 0; i < steps; ++i) launch_decode();
+    CUDA_CHECK(cudaEventRecord(stop, stream_));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    best = std::min(best, static_cast<double>(ms) / steps);
+  }
+  (void)cudaEventDestroy(start);
+  (void)cudaEventDestroy(stop);
+  return best;
+}
+
+// EC_CUDA_PROFILE=1: decode steps launched one kernel at a time with an event after each, and the
+// mean time per token of every kernel class printed to stderr (launch gaps included; no graph).
+void CudaEngine::profile_decode(int steps) {
+  std::vector<double> total(kStages, 0.0);
+  double step_total = 0.0;
+  for (int s = 0; s < steps + 1; ++s) {
+    set_device_position(0);
+    std::vector<std::pair<int, cudaEvent_t>> marks;
+    enqueue_decode(&marks);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (size_t i = 1; i < marks.size(); ++i) {
+      float ms = 0.0f;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, marks[i - 1].second, marks[i].second));
+      if (s > 0) total[sz(marks[i].first)] += ms * 1e3;  // the first step is a warm-up
+    }
+    float whole = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&whole, marks.front().second, marks.back().second));
+    if (s > 0) step_total += whole * 1e3;
+    for (auto& m : marks) (void)cudaEventDestroy(m.second);
+  }
+  std::string line =
+      fmt::format("[cuda profile] {} {}: {:.1f} us/token without graph:", config_.name,
+                  gemv_format_name(format_), step_total / steps);
+  for (int i = 0; i < kStages; ++i) {
+    line += fmt::format(" {} {:.1f}", kStageNames[i], total[sz(i)] / steps);
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// Coordinate descent over the GEMV variant of each role, then PDL, then the attention's KV splits,
+// timing whole decode steps (the weights stream from memory as in real decoding). The GEMV
+// variants give bit-identical results; the splits change the softmax's rounding slightly.
+void CudaEngine::autotune() {
+  // EC_CUDA_PDL=0/1 forces programmatic dependent launch off/on; by default it is tuned too.
+  const char* pdl_env = std::getenv("EC_CUDA_PDL");
+  const bool pdl_forced =
+      pdl_env != nullptr && (std::string(pdl_env) == "0" || std::string(pdl_env) == "1");
+  const bool pdl_on = pdl_forced && std::string(pdl_env) == "1";
+  for (GemvConfig& cfg : configs_) cfg = GemvConfig{2, true, pdl_on};
+  const char* env = std::getenv("EC_CUDA_TUNE");
+  if (env != nullptr && std::string(env) == "0") return;
+  const GemvArgs role_args[kRoles] = {layers_[0].qkv.decode_args(), layers_[0].o.decode_args(),
+                                      layers_[0].gate_up.decode_args(),
+                                      layers_[0].down.decode_args(), lm_head_.decode_args()};
+  constexpr int kSteps = 5;
+  double best = time_decode_steps(kSteps);
+  for (int role = 0; role < kRoles; ++role) {
+    for (const GemvConfig& cand : gemv_candidates(role_args[role])) {
+      const GemvConfig keep = configs_[role];
+      if (cand.rows_per_warp == keep.rows_per_warp && cand.persistent == keep.persistent) continue;
+      configs_[role] = cand;
+      configs_[role].pdl = keep.pdl;
+      const double t = time_decode_steps(kSteps);
+      if (t < best) {
+        best = t;
+      } else {
+        configs_[role] = keep;
+      }
+    }
+  }
+  if (!pdl_forced) {
+    for (GemvConfig& cfg : configs_) cfg.pdl = true;
+    const double t = time_decode_steps(kSteps);
+    if (t < best) {
+      best = t;
+    } else {
+      for (GemvConfig& cfg : configs_) cfg.pdl = false;
+    }
+  }
+  // KV splits of the decode attention (these change the softmax's rounding, unlike the GEMV
+  // variants).
+  const int max_splits = attention_splits(1, config_.num_kv_heads, capacity_);
+  for (int splits = 1; splits <= 32; splits *= 2) {
+    if (splits == decode_splits_ || splits > std::max(max_splits, 1) * 2) continue;
+    const int keep = decode_splits_;
+    decode_splits_ = splits;
+    const double t = time_decode_steps(kSteps);
+    if (t < best) {
+      best = t;
+    } else {
+      decode_splits_ = keep;
+    }
+  }
+  destroy_graph();
+}
+
+std::string CudaEngine::variant_name() const {
+  std::string s = std::string("cuda-f32acc-") + gemv_format_name(format_) + "-gemv-v1";
+  for (int role = 0; role < kRoles; ++role) {
+    s += role == 0 ? "[" : ",";
+    s += std::string(kRoleNames[role]) + ":" + gemv_config_name(configs_[role]);
+  }
+  return s + ",attn-splits:" + std::to_string(decode_splits_) + "]";
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(std::shared_ptr<const model::ModelWeights> weights,
+                                         const EngineOptions& options) {
+  return std::make_unique<CudaEngine>(std::move(weights), options);
+}
+
+}  // namespace ec::engine::cuda

@@ -1,0 +1,120 @@
+// gemv(): the one dispatch point from a weight format to its decode GEMV kernel, with the shape
+// checks every kernel relies on (vector widths, alignment, segments).
+#include "engine/cuda/gemv.cuh"
+
+#include <cstdint>
+
+#include "core/error.h"
+#include "engine/cuda/gemv_half.cuh"
+#include "engine/cuda/gemv_int8_llm.cuh"
+#include "engine/cuda/gemv_int8_wo.cuh"
+#include "engine/cuda/gemv_nf4.cuh"
+
+namespace ec::engine::cuda {
+namespace {
+
+// Columns one 16-byte load covers (f16/bf16 8, int8 16, nf4 32): cols must be a multiple, which
+// also keeps every row 16-byte aligned. int8-llm lists outlier columns 32 at a time.
+int vector_width(GemvFormat f) {
+  switch (f) {
+    case GemvFormat::f16:
+    case GemvFormat::bf16:
+      return 8;
+    case GemvFormat::int8_wo:
+      return 16;
+    case GemvFormat::int8_llm:
+    case GemvFormat::nf4:
+    case GemvFormat::nf4_dq:
+      return 32;
+  }
+  return 32;
+}
+
+void check_args(const GemvArgs& a) {
+  const char* name = gemv_format_name(a.format);
+  EC_CHECK(a.n_seg >= 1 && a.n_seg <= kGemvMaxSegments, "gemv {}: {} segments (1 to {})", name,
+           a.n_seg, kGemvMaxSegments);
+  EC_CHECK(
+      a.cols > 0 && a.cols % vector_width(a.format) == 0,
+      "gemv {}: {} input features is not a positive multiple of {} (the kernel's vector width)",
+      name, a.cols, vector_width(a.format));
+  EC_CHECK(a.x != nullptr && a.y != nullptr, "gemv {}: x and y must be device pointers", name);
+  EC_CHECK(!a.swiglu || (a.n_seg == 2 && a.seg[0].rows == a.seg[1].rows),
+           "gemv {}: swiglu needs two segments (gate, up) of equal rows", name);
+  EC_CHECK(!a.swiglu || a.residual == nullptr, "gemv {}: swiglu takes no residual", name);
+  for (int i = 0; i < a.n_seg; ++i) {
+    const GemvSegment& s = a.seg[i];
+    EC_CHECK(s.rows > 0 && s.w != nullptr, "gemv {}: segment {} has no rows or no weights", name,
+             i);
+    EC_CHECK(reinterpret_cast<uintptr_t>(s.w) % 16 == 0,
+             "gemv {}: segment {} weights are not 16-byte aligned", name, i);
+    const bool scaled = a.format != GemvFormat::f16 && a.format != GemvFormat::bf16;
+    EC_CHECK(!scaled || s.scales != nullptr, "gemv {}: segment {} has no scales", name, i);
+    EC_CHECK(
+        a.format != GemvFormat::nf4_dq || (s.absmax_codes != nullptr && s.absmax_map != nullptr),
+        "gemv nf4-dq: segment {} lacks absmax codes or the dynamic map", i);
+  }
+}
+
+}  // namespace
+
+const char* gemv_format_name(GemvFormat format) {
+  switch (format) {
+    case GemvFormat::f16:
+      return "f16";
+    case GemvFormat::bf16:
+      return "bf16";
+    case GemvFormat::int8_wo:
+      return "int8-wo";
+    case GemvFormat::int8_llm:
+      return "int8-llm";
+    case GemvFormat::nf4:
+      return "nf4";
+    case GemvFormat::nf4_dq:
+      return "nf4-dq";
+  }
+  return "?";
+}
+
+std::string gemv_config_name(const GemvConfig& config) {
+  std::string name(1, 'r');
+  name += std::to_string(config.rows_per_warp);
+  name += config.persistent ? 'p' : 'g';
+  if (config.pdl) name += "+pdl";
+  return name;
+}
+
+std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {
+  std::vector<GemvConfig> out;
+  for (int r : {1, 2, 4}) {
+    if (args.swiglu && r == 1) continue;
+    for (bool persistent : {true, false}) out.push_back(GemvConfig{r, persistent});
+  }
+  return out;
+}
+
+int gemv_outputs(const GemvArgs& a) {
+  if (a.swiglu) return a.seg[0].rows;
+  int total = 0;
+  for (int i = 0; i < a.n_seg; ++i) total += a.seg[i].rows;
+  return total;
+}
+
+void gemv(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream) {
+  check_args(args);
+  switch (args.format) {
+    case GemvFormat::f16:
+    case GemvFormat::bf16:
+      return launch_gemv_half(args, config, stream);
+    case GemvFormat::int8_wo:
+      return launch_gemv_int8_wo(args, config, stream);
+    case GemvFormat::int8_llm:
+      return launch_gemv_int8_llm(args, config, 1, stream);
+    case GemvFormat::nf4:
+    case GemvFormat::nf4_dq:
+      return launch_gemv_nf4(args, config, stream);
+  }
+  fail("gemv: unknown format {}", static_cast<int>(args.format));
+}
+
+}  // namespace ec::engine::cuda

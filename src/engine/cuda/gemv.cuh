@@ -1,0 +1,70 @@
+// The decode GEMV (batch 1) for every weight format: y = W·x with x optionally RMS-normalised on
+// the way in, bias and residual added on the way out, or the SwiGLU of two matrices. One entry
+// point, gemv(), dispatches on the format (the kernels live in gemv_<format>.cu).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ec::engine::cuda {
+
+enum class GemvFormat : int { f16, bf16, int8_wo, int8_llm, nf4, nf4_dq };
+
+const char* gemv_format_name(GemvFormat format);  // "f16", "bf16", "int8-wo", ...
+
+// One weight matrix [rows, cols] in a quant:: layout, as device pointers.
+struct GemvSegment {
+  const void* w = nullptr;                // f16/bf16 bits, int8 codes (CB) or packed NF4 codes
+  const float* scales = nullptr;          // int8: SCB [rows]; nf4: absmax per 64; nf4-dq: per 256
+  const uint8_t* absmax_codes = nullptr;  // nf4-dq: one dynamic-map byte per 64-block
+  float absmax_offset = 0.0f;             // nf4-dq: mean of the fp32 absmax
+  const float* absmax_map = nullptr;      // nf4-dq: quant::signed_dynamic_map() [256]
+  const float* bias = nullptr;            // [rows] or null (int8-llm: already rounded to fp16)
+  int rows = 0;
+};
+
+inline constexpr int kGemvMaxSegments = 3;
+
+struct GemvArgs {
+  GemvFormat format = GemvFormat::f16;
+  // Rows of the segments are concatenated (q|k|v). With swiglu, seg[0] is the gate and seg[1] the
+  // up projection (same rows) and y[j] = silu(gate_j) · up_j.
+  GemvSegment seg[kGemvMaxSegments];
+  int n_seg = 1;
+  bool swiglu = false;
+  int cols = 0;
+  const float* x = nullptr;     // [cols]
+  const float* norm = nullptr;  // RMSNorm gain [cols]: x is normalised first; null = x as is
+  double norm_eps = 0.0;
+  const float* residual = nullptr;  // [outputs] added to y; may alias y
+  float* y = nullptr;               // [Σ rows], or [seg[0].rows] with swiglu
+  // int8-llm only: when set, the outlier columns (a bitmask over cols, set over a whole prefill
+  // batch as bitsandbytes does) instead of this token's own |x| ≥ 6 columns.
+  const uint32_t* outlier_mask = nullptr;
+};
+
+// How the rows are spread over the grid; results are bit-identical for every choice.
+struct GemvConfig {
+  int rows_per_warp = 2;   // 1, 2 or 4 (even with swiglu)
+  bool persistent = true;  // grid of resident blocks looping over row groups, else one per group
+  // Programmatic dependent launch (sm_90): blocks start while the previous kernel finishes and
+  // load their first weights before waiting for x.
+  bool pdl = false;
+};
+
+std::string gemv_config_name(const GemvConfig& config);  // e.g. "r2p"
+
+// Every config worth timing for these arguments (the autotuner picks among them).
+std::vector<GemvConfig> gemv_candidates(const GemvArgs& args);
+
+// Checks the shapes (cols a multiple of the format's vector width, segments consistent) and
+// launches on `stream`. Throws ec::Error naming the problem.
+void gemv(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
+
+// Number of outputs y holds for these arguments.
+int gemv_outputs(const GemvArgs& args);
+
+}  // namespace ec::engine::cuda

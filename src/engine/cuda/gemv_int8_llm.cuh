@@ -1,0 +1,18 @@
+// LLM.int8() decode GEMV launcher (int8-llm, the seed's "INT8"), faithful to bitsandbytes.
+#pragma once
+
+#include "engine/cuda/gemv.cuh"
+
+namespace ec::engine::cuda {
+
+// gridDim.y = n_tokens rows of x/y ([n, cols] and [n, outputs]) when n_tokens > 1 (prefill, with
+// args.outlier_mask set over the batch).
+void launch_gemv_int8_llm(const GemvArgs& args, const GemvConfig& config, int n_tokens,
+                          cudaStream_t stream);
+
+// mask[cols/32] |= bit c for every column c where some token of x [n, cols] (normalised by `norm`
+// when given) has |fp16(x)| ≥ 6: bnb's outlier columns of a batch. The mask must start zeroed.
+void int8_llm_outlier_mask(const float* x, const float* norm, double eps, int n_tokens, int cols,
+                           uint32_t* mask, cudaStream_t stream);
+
+}  // namespace ec::engine::cuda

@@ -1,0 +1,314 @@
+// The batch-1 GEMV kernel shared by the dense and weight-only formats (device code; included by
+// gemv_<format>.cu only). Each warp issues the loads of its first rows, then the block stages x
+// in shared memory (RMS-normalised when asked, bank-swizzled), and each warp streams R rows with
+// 16-byte loads, U loads deep per row, FP32 accumulation and a warp-shuffle reduce. A format is a
+// policy: how many weights one 16-byte load holds, the scale of a chunk (NF4 block absmax: `raw`
+// loads it from global memory with the weights, `scale` finishes it), how a chunk is dotted with
+// x, and the per-row epilogue.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "engine/cuda/cuda_check.cuh"
+#include "engine/cuda/gemv.cuh"
+#include "engine/cuda/pdl.cuh"
+
+namespace ec::engine::cuda::detail {
+
+inline constexpr int kGemvWarps = 8;
+inline constexpr int kGemvThreads = kGemvWarps * 32;
+inline constexpr int kGemvUnroll = 4;
+
+// Weights are read exactly once per token: keep them out of L1.
+__device__ __forceinline__ uint4 ld_stream(const void* p) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+  return v;
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__device__ __forceinline__ double warp_sum(double v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__host__ __device__ constexpr size_t align16(size_t n) {
+  return (n + 15) / 16 * 16;
+}
+
+// Where float4 k of 16-byte weight chunk c lives in the staged x: the V float4 of a chunk are
+// rotated by c·V/8 so that the 8 lanes of a shared-memory phase (consecutive chunks) read 8
+// different bank groups — a plain layout is 2-, 4- and 8-way conflicted for V = 2, 4, 8.
+template <int V>
+__device__ __forceinline__ int x_slot(int c, int k) {
+  return c * V + ((k + c * V / 8) & (V - 1));
+}
+
+// xs = x, or RMSNorm(x)·norm as the CPU computes it (sum of squares in double, then
+// weight · (x · scale)), in the x_slot layout. Ends with __syncthreads().
+template <int V>
+__device__ inline void stage_x(const float* __restrict x, const float* __restrict norm, double eps,
+                               int cols, float* __restrict xs) {
+  __shared__ double partial[kGemvWarps];
+  __shared__ float inv_rms;
+  const int n4 = cols / 4;
+  const auto* x4 = reinterpret_cast<const float4*>(x);
+  auto* xs4 = reinterpret_cast<float4*>(xs);
+  double ss = 0.0;
+  for (int i = threadIdx.x; i < n4; i += blockDim.x) {
+    const float4 v = x4[i];
+    xs4[x_slot<V>(i / V, i % V)] = v;
+    ss += static_cast<double>(v.x) * v.x + static_cast<double>(v.y) * v.y +
+          static_cast<double>(v.z) * v.z + static_cast<double>(v.w) * v.w;
+  }
+  if (norm == nullptr) {
+    __syncthreads();
+    return;
+  }
+  ss = warp_sum(ss);
+  if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double total = 0.0;
+    for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) total += partial[w];
+    inv_rms = static_cast<float>(1.0 / sqrt(total / cols + eps));
+  }
+  __syncthreads();
+  const float scale = inv_rms;
+  const auto* n4p = reinterpret_cast<const float4*>(norm);
+  for (int i = threadIdx.x; i < n4; i += blockDim.x) {
+    const int at = x_slot<V>(i / V, i % V);
+    const float4 v = xs4[at];
+    const float4 g = n4p[i];
+    xs4[at] = make_float4(g.x * (v.x * scale), g.y * (v.y * scale), g.z * (v.z * scale),
+                          g.w * (v.w * scale));
+  }
+  __syncthreads();
+}
+
+__host__ __device__ inline int outputs(const GemvArgs& a) {
+  if (a.swiglu) return a.seg[0].rows;
+  int total = 0;
+  for (int i = 0; i < a.n_seg; ++i) total += a.seg[i].rows;
+  return total;
+}
+
+// The segment holding concatenated row `row`, with `row` made local to it.
+__device__ __forceinline__ GemvSegment pick_segment(const GemvArgs& a, int& row) {
+  if (row < a.seg[0].rows || a.n_seg == 1) return a.seg[0];
+  row -= a.seg[0].rows;
+  if (row < a.seg[1].rows || a.n_seg == 2) return a.seg[1];
+  row -= a.seg[1].rows;
+  return a.seg[2];
+}
+
+// The rows warp `warp` owns in row group g: weight row pointers, segments, local rows, validity.
+template <class F, int R>
+struct WarpRows {
+  const unsigned char* wrow[R];
+  GemvSegment seg[R];
+  int local[R];
+  bool valid[R];
+  int first;  // first output of this warp; >= total when it has none
+
+  __device__ WarpRows(const GemvArgs& a, int g, int warp, int total) {
+    const int per_warp = a.swiglu ? R / 2 : R;
+    first = (g * kGemvWarps + warp) * per_warp;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      int out = a.swiglu ? first + r / 2 : first + r;
+      valid[r] = out < total;
+      out = valid[r] ? out : (first < total ? first : 0);
+      local[r] = out;
+      if (a.swiglu) {
+        seg[r] = (r % 2 == 0) ? a.seg[0] : a.seg[1];
+      } else {
+        seg[r] = pick_segment(a, local[r]);
+      }
+      wrow[r] = static_cast<const unsigned char*>(seg[r].w) +
+                static_cast<int64_t>(local[r]) * a.cols * F::kBitsPerWeight / 8;
+    }
+  }
+};
+
+// The weights (and raw chunk scales) of one unrolled step: U chunks of R rows.
+template <class F, int R>
+struct Step {
+  uint4 w[kGemvUnroll][R];
+  float2 raw[kGemvUnroll][R];
+
+  __device__ void load(const WarpRows<F, R>& rows, int c0, int chunks, int cols) {
+#pragma unroll
+    for (int u = 0; u < kGemvUnroll; ++u) {
+      const int c = c0 + u * 32;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (c < chunks) {
+          w[u][r] = ld_stream(rows.wrow[r] + static_cast<int64_t>(c) * 16);
+          raw[u][r] = F::raw(rows.seg[r], rows.local[r], cols, c);
+        } else {
+          w[u][r] = make_uint4(0, 0, 0, 0);
+          raw[u][r] = make_float2(0.0f, 0.0f);
+        }
+      }
+    }
+  }
+};
+
+template <class F, int R>
+__global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  constexpr int V = F::kElems / 4;  // float4 of x per 16-byte weight chunk
+  float* xs = reinterpret_cast<float*>(smem);
+  const auto* xs4 = reinterpret_cast<const float4*>(smem);
+  unsigned char* fsmem = smem + align16(static_cast<size_t>(a.cols) * 4);
+  const int warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
+  const int total = outputs(a);
+  const int per_group = kGemvWarps * (a.swiglu ? R / 2 : R);
+  const int groups = (total + per_group - 1) / per_group;
+  const int chunks = a.cols / F::kElems;
+
+  // The weights do not depend on the previous kernel or on x: the first step of the first group
+  // is loaded before waiting (PDL) and before x is staged, so the load latency overlaps both.
+  Step<F, R> step;
+  const bool preloaded = static_cast<int>(blockIdx.x) < groups;
+  if (preloaded) {
+    const WarpRows<F, R> rows(a, blockIdx.x, warp, total);
+    step.load(rows, lane, chunks, a.cols);
+  }
+  pdl_wait();
+  pdl_trigger();
+  F::init_shared(a, fsmem);
+  stage_x<V>(a.x, a.norm, a.norm_eps, a.cols, xs);  // its barrier also covers init_shared
+
+  for (int g = blockIdx.x; g < groups; g += gridDim.x) {
+    const WarpRows<F, R> rows(a, g, warp, total);
+    if (rows.first >= total) continue;
+    float acc[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+
+    for (int c0 = lane; c0 < chunks; c0 += 32 * kGemvUnroll) {
+      if (!(preloaded && g == static_cast<int>(blockIdx.x) && c0 == lane)) {
+        step.load(rows, c0, chunks, a.cols);
+      }
+#pragma unroll
+      for (int u = 0; u < kGemvUnroll; ++u) {
+        const int c = c0 + u * 32;
+        if (c < chunks) {
+          const float4* xc = xs4 + c * V;
+          const int rot = (c * V / 8) & (V - 1);
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            const float sc = F::scale(step.raw[u][r], rows.seg[r], fsmem);
+            acc[r] = fmaf(sc, F::dot(step.w[u][r], xc, rot, fsmem, lane), acc[r]);
+          }
+        }
+      }
+    }
+
+#pragma unroll
+    for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
+
+    const int first = rows.first;
+    if (a.swiglu) {
+#pragma unroll
+      for (int r = 0; r < R; r += 2) {
+        if (lane == r && rows.valid[r]) {
+          const float gate = F::finish(rows.seg[r], rows.local[r], acc[r]);
+          const float up = F::finish(rows.seg[r + 1], rows.local[r + 1], acc[r + 1]);
+          a.y[first + r / 2] = gate / (1.0f + expf(-gate)) * up;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        if (lane == r && rows.valid[r]) {
+          float v = F::finish(rows.seg[r], rows.local[r], acc[r]);
+          if (a.residual != nullptr) v += a.residual[first + r];
+          a.y[first + r] = v;
+        }
+      }
+    }
+  }
+}
+
+// kernel<<<grid, kGemvThreads, smem, stream>>>(args), with the programmatic-serialization
+// attribute when pdl (the kernel then overlaps the end of its predecessor).
+template <class Kernel>
+void launch_maybe_pdl(Kernel kernel, dim3 grid, size_t smem, bool pdl, cudaStream_t stream,
+                      const GemvArgs& args) {
+  if (!pdl) {
+    kernel<<<grid, kGemvThreads, smem, stream>>>(args);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  cudaLaunchConfig_t lc{};
+  lc.gridDim = grid;
+  lc.blockDim = dim3(kGemvThreads);
+  lc.dynamicSmemBytes = smem;
+  lc.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  lc.attrs = attr;
+  lc.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, args));
+}
+
+// Launches gemv_kernel<F, R> with the shared memory it needs, one block per row group or a
+// resident grid looping over them.
+template <class F, int R>
+void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  const size_t smem = align16(static_cast<size_t>(a.cols) * 4) + F::kSharedBytes;
+  auto kernel = gemv_kernel<F, R>;
+  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
+  if (smem > configured) {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(smem)));
+    configured = smem;
+  }
+  const int total = outputs(a);
+  const int per_group = kGemvWarps * (a.swiglu ? R / 2 : R);
+  int grid = (total + per_group - 1) / per_group;
+  if (config.persistent) {
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGemvThreads, smem));
+    grid = std::min(grid, std::max(1, sms * per_sm));
+  }
+  if (grid <= 0) return;
+  launch_maybe_pdl(kernel, dim3(static_cast<unsigned>(grid)), smem, config.pdl, stream, a);
+}
+
+template <class F>
+void dispatch_rows(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  switch (config.rows_per_warp) {
+    case 1:
+      if (!a.swiglu) return launch_gemv<F, 1>(a, config, stream);
+      break;
+    case 2:
+      return launch_gemv<F, 2>(a, config, stream);
+    case 4:
+      return launch_gemv<F, 4>(a, config, stream);
+    default:
+      break;
+  }
+  cuda_invalid(a.swiglu ? "gemv: rows_per_warp must be 2 or 4 with swiglu"
+                        : "gemv: rows_per_warp must be 1, 2 or 4");
+}
+
+}  // namespace ec::engine::cuda::detail

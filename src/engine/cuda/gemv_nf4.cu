@@ -1,0 +1,116 @@
+// NF4 / NF4-DQ batch-1 GEMV: 32 codes per 16-byte load. Each code byte (two nibbles, first element
+// high) is decoded by one shared-memory read of a 256-entry table of half2 pairs, replicated per
+// lane so no two lanes of a warp ever share a bank; the 32 products of a chunk accumulate in FP32
+// and are scaled once by the chunk's block absmax (fp32 for nf4, decoded from its dynamic-map byte
+// for nf4-dq). The codes are held as fp16 there, as bitsandbytes' kernel holds its quant_map.
+#include <cuda_fp16.h>
+
+#include "engine/cuda/gemv_kernel.cuh"
+#include "engine/cuda/gemv_nf4.cuh"
+#include "quant/nf4.h"
+#include "quant/nf4_dq.h"
+
+namespace ec::engine::cuda {
+namespace {
+
+__constant__ float kCode[16] = {
+    quant::kNf4Code[0],  quant::kNf4Code[1],  quant::kNf4Code[2],  quant::kNf4Code[3],
+    quant::kNf4Code[4],  quant::kNf4Code[5],  quant::kNf4Code[6],  quant::kNf4Code[7],
+    quant::kNf4Code[8],  quant::kNf4Code[9],  quant::kNf4Code[10], quant::kNf4Code[11],
+    quant::kNf4Code[12], quant::kNf4Code[13], quant::kNf4Code[14], quant::kNf4Code[15]};
+
+constexpr int kPairEntries = 256 * 32;  // [byte][lane]
+constexpr size_t kPairBytes = kPairEntries * 4;
+
+struct Nf4Common {
+  static constexpr int kElems = 32;
+  static constexpr int kBitsPerWeight = 4;
+
+  __device__ static void init_pairs(unsigned char* fsmem) {
+    auto* pairs = reinterpret_cast<__half2*>(fsmem);
+    for (int i = threadIdx.x; i < kPairEntries; i += blockDim.x) {
+      const int byte = i >> 5;
+      pairs[i] =
+          __halves2half2(__float2half_rn(kCode[byte >> 4]), __float2half_rn(kCode[byte & 15]));
+    }
+  }
+
+  __device__ static float dot(uint4 w, const float4* x4, int rot, const unsigned char* fsmem,
+                              int lane) {
+    const auto* pairs = reinterpret_cast<const __half2*>(fsmem) + lane;
+    const uint32_t words[4] = {w.x, w.y, w.z, w.w};
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t v = words[i];
+      const float4 xa = x4[(2 * i + rot) & 7];
+      const float4 xb = x4[(2 * i + 1 + rot) & 7];
+      const float2 p0 = __half22float2(pairs[(v & 0xffu) << 5]);
+      const float2 p1 = __half22float2(pairs[((v >> 8) & 0xffu) << 5]);
+      const float2 p2 = __half22float2(pairs[((v >> 16) & 0xffu) << 5]);
+      const float2 p3 = __half22float2(pairs[(v >> 24) << 5]);
+      s = fmaf(p0.x, xa.x, s);
+      s = fmaf(p0.y, xa.y, s);
+      s = fmaf(p1.x, xa.z, s);
+      s = fmaf(p1.y, xa.w, s);
+      s = fmaf(p2.x, xb.x, s);
+      s = fmaf(p2.y, xb.y, s);
+      s = fmaf(p3.x, xb.z, s);
+      s = fmaf(p3.y, xb.w, s);
+    }
+    return s;
+  }
+
+  __device__ static float finish(const GemvSegment& s, int row, float acc) {
+    return s.bias != nullptr ? acc + s.bias[row] : acc;
+  }
+
+  // A chunk of 32 starts at a multiple of 32 of the flattened weight (cols % 32 == 0), so it lies
+  // inside one block of 64.
+  __device__ static int64_t block_of(int row, int cols, int c) {
+    return (static_cast<int64_t>(row) * cols + static_cast<int64_t>(c) * 32) / quant::kNf4BlockSize;
+  }
+};
+
+struct Nf4Policy : Nf4Common {
+  static constexpr size_t kSharedBytes = kPairBytes;
+  __device__ static void init_shared(const GemvArgs&, unsigned char* fsmem) { init_pairs(fsmem); }
+  __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
+    return make_float2(__ldg(s.scales + block_of(row, cols, c)), 0.0f);
+  }
+  __device__ static float scale(float2 raw, const GemvSegment&, const unsigned char*) {
+    return raw.x;
+  }
+};
+
+struct Nf4DqPolicy : Nf4Common {
+  static constexpr size_t kSharedBytes = kPairBytes + 256 * 4;
+  __device__ static void init_shared(const GemvArgs& a, unsigned char* fsmem) {
+    init_pairs(fsmem);
+    auto* map = reinterpret_cast<float*>(fsmem + kPairBytes);
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) map[i] = a.seg[0].absmax_map[i];
+  }
+  // The absmax byte and its 256-block scale come with the weights; the map lookup waits for the
+  // shared-memory table: code[q_b] · scale[b / 256] + offset (quant::Nf4DqTensor::block_absmax).
+  __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
+    const int64_t b = block_of(row, cols, c);
+    return make_float2(__int_as_float(__ldg(s.absmax_codes + b)),
+                       __ldg(s.scales + b / quant::kNf4DqBlockSize));
+  }
+  __device__ static float scale(float2 raw, const GemvSegment& s, const unsigned char* fsmem) {
+    const auto* map = reinterpret_cast<const float*>(fsmem + kPairBytes);
+    return __fadd_rn(__fmul_rn(map[__float_as_int(raw.x)], raw.y), s.absmax_offset);
+  }
+};
+
+}  // namespace
+
+void launch_gemv_nf4(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream) {
+  if (args.format == GemvFormat::nf4_dq) {
+    detail::dispatch_rows<Nf4DqPolicy>(args, config, stream);
+  } else {
+    detail::dispatch_rows<Nf4Policy>(args, config, stream);
+  }
+}
+
+}  // namespace ec::engine::cuda

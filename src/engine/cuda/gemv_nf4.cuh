@@ -1,0 +1,10 @@
+// NF4 and NF4-DQ decode GEMV launcher (bnb's 4-bit NormalFloat, blocks of 64, high nibble first).
+#pragma once
+
+#include "engine/cuda/gemv.cuh"
+
+namespace ec::engine::cuda {
+
+void launch_gemv_nf4(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
+
+}  // namespace ec::engine::cuda

@@ -1,0 +1,56 @@
+// RoPE + KV-cache store: one block per token; threads over (head, pair) for q and k, and over the
+// v elements. Products are rounded separately (no FMA contraction) to match cpu::RopeTable.
+#include <cuda_fp16.h>
+
+#include "engine/cuda/cuda_check.cuh"
+#include "engine/cuda/pdl.cuh"
+#include "engine/cuda/rope.cuh"
+
+namespace ec::engine::cuda {
+namespace {
+
+__global__ void rope_store_kernel(RopeStoreArgs a) {
+  pdl_trigger();  // let the next GEMV start prefetching its weights
+  const int t = blockIdx.x;
+  const int pos = *a.start + t;
+  const int half = a.head_dim / 2;
+  float* row = a.qkv + static_cast<int64_t>(t) * a.stride;
+  const float* c = a.cos + static_cast<int64_t>(pos) * half;
+  const float* s = a.sin + static_cast<int64_t>(pos) * half;
+  const int rotated = (a.n_heads + a.kv_heads) * half;
+  for (int i = threadIdx.x; i < rotated; i += blockDim.x) {
+    const int head = i / half;
+    const int d = i % half;
+    float* x1 = row + head * a.head_dim + d;
+    float* x2 = x1 + half;
+    const float v1 = *x1, v2 = *x2;
+    const float r1 = __fsub_rn(__fmul_rn(v1, c[d]), __fmul_rn(v2, s[d]));
+    const float r2 = __fadd_rn(__fmul_rn(v2, c[d]), __fmul_rn(v1, s[d]));
+    if (head < a.n_heads) {
+      *x1 = r1;
+      *x2 = r2;
+    } else {
+      const int kvh = head - a.n_heads;
+      uint16_t* dst = a.k_cache + (static_cast<int64_t>(kvh) * a.capacity + pos) * a.head_dim + d;
+      dst[0] = __half_as_ushort(__float2half_rn(r1));
+      dst[half] = __half_as_ushort(__float2half_rn(r2));
+    }
+  }
+  const float* v = row + (a.n_heads + a.kv_heads) * a.head_dim;
+  for (int i = threadIdx.x; i < a.kv_heads * a.head_dim; i += blockDim.x) {
+    const int kvh = i / a.head_dim;
+    const int d = i % a.head_dim;
+    a.v_cache[(static_cast<int64_t>(kvh) * a.capacity + pos) * a.head_dim + d] =
+        __half_as_ushort(__float2half_rn(v[i]));
+  }
+}
+
+}  // namespace
+
+void rope_store(const RopeStoreArgs& args, cudaStream_t stream) {
+  if (args.n_tokens <= 0) return;
+  rope_store_kernel<<<args.n_tokens, 256, 0, stream>>>(args);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace ec::engine::cuda

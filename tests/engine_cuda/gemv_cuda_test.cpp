@@ -1,0 +1,306 @@
+// Every decode GEMV format and variant against its CPU twin (src/engine/cpu gemv_*, and the
+// LLM.int8() reference of src/quant, which int8-llm must match bit for bit), with the fused
+// prologue (RMSNorm) and epilogues (bias, residual, q|k|v segments, SwiGLU).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+#include "engine/cpu/gemv_half.h"
+#include "engine/cpu/gemv_int8_wo.h"
+#include "engine/cpu/gemv_nf4.h"
+#include "engine/cpu/rmsnorm.h"
+#include "engine/cpu/swiglu.h"
+#include "engine/cpu/thread_pool.h"
+#include "engine/cuda/gemv.cuh"
+#include "engine_cuda/cuda_test_util.h"
+#include "quant/dynamic_map.h"
+#include "quant/int8_llm.h"
+#include "quant/int8_rowwise.h"
+#include "quant/nf4.h"
+#include "quant/nf4_dq.h"
+
+namespace ec::engine::cuda {
+namespace {
+
+using test::dev;
+using test::rel_error;
+
+cpu::ThreadPool& pool() {
+  static cpu::ThreadPool p(2);
+  return p;
+}
+
+// One weight matrix on the device and its CPU twin: y = W·x + bias.
+class Weights {
+ public:
+  virtual ~Weights() = default;
+  virtual GemvSegment segment() const = 0;
+  virtual std::vector<float> reference(const std::vector<float>& x) const = 0;
+};
+
+struct Common {
+  int rows = 0, cols = 0;
+  std::vector<float> w;     // fp16-valued, as every format quantizes the fp16 model
+  std::vector<float> bias;  // empty or [rows]
+  DeviceBuffer<float> d_bias;
+  Common(int r, int c, uint64_t seed, bool with_bias) : rows(r), cols(c) {
+    w = test::f16_values(test::to_f16_bits(test::random_floats(size_t(r) * c, seed, 0.05f)));
+    w[size_t(seed % (size_t(r) * c))] = 0.9f;  // a heavy outlier weight
+    if (with_bias) {
+      bias = test::random_floats(r, seed + 1, 0.05f);
+      d_bias = dev(bias);
+    }
+  }
+  const float* bias_ptr() const { return bias.empty() ? nullptr : bias.data(); }
+  void fill(GemvSegment& s) const {
+    s.rows = rows;
+    s.bias = bias.empty() ? nullptr : d_bias.get();
+  }
+};
+
+class HalfWeights final : public Weights, Common {
+ public:
+  HalfWeights(int r, int c, uint64_t seed, bool b, bool bf16) : Common(r, c, seed, b), bf16_(bf16) {
+    bits_ = bf16 ? test::to_bf16_bits(w) : test::to_f16_bits(w);
+    d_ = dev(bits_);
+  }
+  GemvSegment segment() const override {
+    GemvSegment s;
+    s.w = d_.get();
+    fill(s);
+    return s;
+  }
+  std::vector<float> reference(const std::vector<float>& x) const override {
+    std::vector<float> y(rows);
+    cpu::gemv_half(bits_.data(), bf16_ ? cpu::HalfKind::bf16 : cpu::HalfKind::f16, rows, cols,
+                   x.data(), 1, bias_ptr(), y.data(), pool());
+    return y;
+  }
+
+ private:
+  bool bf16_;
+  std::vector<uint16_t> bits_;
+  DeviceBuffer<uint16_t> d_;
+};
+
+class Int8Weights final : public Weights, Common {
+ public:
+  Int8Weights(int r, int c, uint64_t seed, bool b, bool llm)
+      : Common(r, c, seed, b),
+        llm_(llm),
+        q_(quant::quantize_int8_rowwise(w, r, c, "w",
+                                        llm ? quant::Format::int8_llm : quant::Format::int8_wo)) {
+    if (llm) {
+      for (float& v : bias) v = half_to_float(float_to_half(v));
+      if (!bias.empty()) d_bias = dev(bias);
+    }
+    d_codes_ = dev(q_.codes);
+    d_scales_ = dev(q_.scales);
+  }
+  GemvSegment segment() const override {
+    GemvSegment s;
+    s.w = d_codes_.get();
+    s.scales = d_scales_.get();
+    fill(s);
+    return s;
+  }
+  std::vector<float> reference(const std::vector<float>& x) const override {
+    if (llm_) return quant::int8_llm_matmul_reference(x, 1, q_, bias);
+    std::vector<float> y(rows);
+    cpu::gemv_int8_wo(q_, x.data(), 1, bias_ptr(), y.data(), pool());
+    return y;
+  }
+
+ private:
+  bool llm_;
+  quant::Int8RowwiseTensor q_;
+  DeviceBuffer<int8_t> d_codes_;
+  DeviceBuffer<float> d_scales_;
+};
+
+class Nf4Weights final : public Weights, Common {
+ public:
+  Nf4Weights(int r, int c, uint64_t seed, bool b, bool dq) : Common(r, c, seed, b), dq_(dq) {
+    const auto& map = quant::signed_dynamic_map();
+    d_map_ = dev(std::vector<float>(map.begin(), map.end()));
+    if (dq) {
+      qdq_ = quant::quantize_nf4_dq(w, r, c, "w");
+      d_packed_ = dev(qdq_.packed);
+      d_codes_ = dev(qdq_.absmax_codes);
+      d_scales_ = dev(qdq_.absmax_scales);
+    } else {
+      q_ = quant::quantize_nf4(w, r, c, "w");
+      d_packed_ = dev(q_.packed);
+      d_scales_ = dev(q_.absmax);
+    }
+  }
+  GemvSegment segment() const override {
+    GemvSegment s;
+    s.w = d_packed_.get();
+    s.scales = d_scales_.get();
+    if (dq_) {
+      s.absmax_codes = d_codes_.get();
+      s.absmax_offset = qdq_.absmax_offset;
+      s.absmax_map = d_map_.get();
+    }
+    fill(s);
+    return s;
+  }
+  std::vector<float> reference(const std::vector<float>& x) const override {
+    std::vector<float> y(rows);
+    if (dq_) {
+      cpu::gemv_nf4_dq(qdq_, x.data(), 1, bias_ptr(), y.data(), pool());
+    } else {
+      cpu::gemv_nf4(q_, x.data(), 1, bias_ptr(), y.data(), pool());
+    }
+    return y;
+  }
+
+ private:
+  bool dq_;
+  quant::Nf4Tensor q_;
+  quant::Nf4DqTensor qdq_;
+  DeviceBuffer<uint8_t> d_packed_, d_codes_;
+  DeviceBuffer<float> d_scales_, d_map_;
+};
+
+std::unique_ptr<Weights> make_weights(GemvFormat f, int rows, int cols, uint64_t seed, bool bias) {
+  switch (f) {
+    case GemvFormat::f16:
+    case GemvFormat::bf16:
+      return std::make_unique<HalfWeights>(rows, cols, seed, bias, f == GemvFormat::bf16);
+    case GemvFormat::int8_wo:
+    case GemvFormat::int8_llm:
+      return std::make_unique<Int8Weights>(rows, cols, seed, bias, f == GemvFormat::int8_llm);
+    case GemvFormat::nf4:
+    case GemvFormat::nf4_dq:
+      return std::make_unique<Nf4Weights>(rows, cols, seed, bias, f == GemvFormat::nf4_dq);
+  }
+  return nullptr;
+}
+
+// Bounds: FP32 accumulation in another order for the dense and int8-wo kernels; NF4 codes held as
+// fp16 on the GPU (≤ 2^-11 per code); int8-llm is exact without a norm.
+double bound(GemvFormat f) {
+  switch (f) {
+    case GemvFormat::nf4:
+    case GemvFormat::nf4_dq:
+      return 1e-3;
+    default:
+      return 1e-5;
+  }
+}
+
+struct Shape {
+  std::vector<int> rows;  // one entry per segment
+  int cols;
+  bool norm, residual, bias, swiglu;
+};
+
+void check(GemvFormat f, const Shape& sh, uint64_t seed) {
+  const int cols = sh.cols;
+  std::vector<std::unique_ptr<Weights>> w;
+  for (size_t i = 0; i < sh.rows.size(); ++i) {
+    w.push_back(make_weights(f, sh.rows[i], cols, seed + 10 * i, sh.bias));
+  }
+  auto x = test::random_floats(cols, seed + 100, 1.0f);
+  if (f == GemvFormat::int8_llm && cols > 40) {
+    x[3] = 7.5f;  // outlier columns (|x| ≥ 6): kept in fp16 by LLM.int8()
+    x[cols - 5] = -11.0f;
+    x[cols / 2] = 5.999f;  // rounds to 6.0 in fp16: an outlier too
+  }
+  const auto gain = test::random_floats(cols, seed + 101, 0.2f, 1.0f);
+  std::vector<float> xe = x;
+  if (sh.norm) cpu::rmsnorm(x.data(), gain.data(), 1, cols, 1e-6, xe.data());
+  std::vector<float> want;
+  for (const auto& s : w) {
+    const auto y = s->reference(xe);
+    want.insert(want.end(), y.begin(), y.end());
+  }
+  if (sh.swiglu) {
+    const int r = sh.rows[0];
+    std::vector<float> act(r);
+    cpu::swiglu(want.data(), want.data() + r, r, act.data());
+    want = act;
+  }
+  const auto residual = test::random_floats(want.size(), seed + 102);
+  if (sh.residual) {
+    for (size_t i = 0; i < want.size(); ++i) want[i] += residual[i];
+  }
+
+  auto dx = dev(x);
+  auto dgain = dev(gain);
+  GemvArgs a;
+  a.format = f;
+  a.n_seg = static_cast<int>(w.size());
+  for (size_t i = 0; i < w.size(); ++i) a.seg[i] = w[i]->segment();
+  a.swiglu = sh.swiglu;
+  a.cols = cols;
+  a.x = dx.get();
+  a.norm = sh.norm ? dgain.get() : nullptr;
+  a.norm_eps = 1e-6;
+  ASSERT_EQ(gemv_outputs(a), static_cast<int>(want.size()));
+  for (const GemvConfig& cfg : gemv_candidates(a)) {
+    auto dy = sh.residual ? dev(residual) : test::poisoned(want.size());
+    a.y = dy.get();
+    a.residual = sh.residual ? dy.get() : nullptr;  // in place, as the engine adds to x
+    gemv(a, cfg, nullptr);
+    test::sync();
+    const auto got = dy.download();
+    const std::string what = std::string(gemv_format_name(f)) + " " + gemv_config_name(cfg) +
+                             " cols " + std::to_string(cols) + " segs " + std::to_string(w.size()) +
+                             (sh.norm ? " norm" : "") + (sh.swiglu ? " swiglu" : "") +
+                             (sh.residual ? " residual" : "");
+    if (f == GemvFormat::int8_llm && !sh.norm) {
+      EXPECT_EQ(got, want) << what;  // the same operations as the reference, bit for bit
+    } else {
+      EXPECT_LT(rel_error(got, want), bound(f)) << what;
+    }
+  }
+}
+
+const Shape kShapes[] = {
+    {{37}, 96, false, false, false, false},        {{300}, 896, true, false, true, false},
+    {{64, 16, 16}, 160, true, false, true, false},  // q|k|v with biases (tiny presets' widths)
+    {{130}, 2048, false, true, false, false},       // o / down: residual added in place
+    {{75, 75}, 896, true, false, false, true},      // gate|up → SwiGLU
+    {{24}, 18944, false, true, false, false},       // a long row (7B down_proj width)
+};
+
+class CudaGemv : public ::testing::TestWithParam<GemvFormat> {};
+
+TEST_P(CudaGemv, MatchesCpuTwinForEveryVariant) {
+  EC_REQUIRE_CUDA();
+  uint64_t seed = 1000;
+  for (const Shape& sh : kShapes) check(GetParam(), sh, seed += 17);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, CudaGemv,
+                         ::testing::Values(GemvFormat::f16, GemvFormat::bf16, GemvFormat::int8_wo,
+                                           GemvFormat::int8_llm, GemvFormat::nf4,
+                                           GemvFormat::nf4_dq),
+                         [](const auto& p) {
+                           std::string n = gemv_format_name(p.param);
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(CudaGemvChecks, RejectsMisalignedWidths) {
+  EC_REQUIRE_CUDA();
+  DeviceBuffer<float> x(100), y(10);
+  DeviceBuffer<uint8_t> w(1000);
+  GemvArgs a;
+  a.format = GemvFormat::nf4;
+  a.seg[0].w = w.get();
+  a.seg[0].rows = 10;
+  a.cols = 48;  // not a multiple of 32
+  a.x = x.get();
+  a.y = y.get();
+  EXPECT_THROW(gemv(a, GemvConfig{}, nullptr), Error);
+}
+
+}  // namespace
+}  // namespace ec::engine::cuda
