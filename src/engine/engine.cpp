@@ -1,6 +1,8 @@
 // Backend-independent engine helpers: argmax, the default greedy decode step, greedy generation.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "engine/engine.h"
 
@@ -35,6 +37,18 @@ std::vector<int32_t> generate_greedy(Engine& engine, std::span<const int32_t> pr
     generated.push_back(next);
   }
   return generated;
+}
+
+int kv_cache_length(const model::ModelConfig& c, const EngineOptions& options) {
+  constexpr int kDefaultContextCap = 4096;
+  EC_CHECK(c.max_position_embeddings > 0, "model {}: max_position_embeddings must be positive",
+           c.name);
+  EC_CHECK(options.max_context >= 0, "max_context must be >= 0, got {}", options.max_context);
+  if (options.max_context == 0) return std::min(c.max_position_embeddings, kDefaultContextCap);
+  EC_CHECK(options.max_context <= c.max_position_embeddings,
+           "max_context {} exceeds the model's max_position_embeddings {} ({})",
+           options.max_context, c.max_position_embeddings, c.name);
+  return options.max_context;
 }
 
 }  // namespace ec::engine

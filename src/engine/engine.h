@@ -78,6 +78,10 @@ class Engine {
 std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> weights,
                                     const EngineOptions& options);
 
+// The KV cache length every backend allocates: options.max_context, or the model's context capped
+// at 4096 when it is 0; ec::Error when it exceeds the model's context.
+int kv_cache_length(const model::ModelConfig& config, const EngineOptions& options);
+
 // Index of the largest logit (the first one on ties, as torch.argmax does).
 int32_t argmax(std::span<const float> logits);
 

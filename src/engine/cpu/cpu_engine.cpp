@@ -19,7 +19,6 @@ namespace {
 // Tokens run through the layers together: enough to reuse each widened weight block many times,
 // few enough that the activations stay small whatever the prompt length.
 constexpr int kChunk = 128;
-constexpr int kDefaultContextCap = 4096;
 
 std::string cpu_model_name() {
   std::ifstream in("/proc/cpuinfo");
@@ -35,17 +34,6 @@ std::string cpu_model_name() {
     }
   }
   return "unknown CPU";
-}
-
-int context_length(const model::ModelConfig& c, const EngineOptions& options) {
-  EC_CHECK(c.max_position_embeddings > 0, "model {}: max_position_embeddings must be positive",
-           c.name);
-  EC_CHECK(options.max_context >= 0, "max_context must be >= 0, got {}", options.max_context);
-  if (options.max_context == 0) return std::min(c.max_position_embeddings, kDefaultContextCap);
-  EC_CHECK(options.max_context <= c.max_position_embeddings,
-           "max_context {} exceeds the model's max_position_embeddings {} ({})",
-           options.max_context, c.max_position_embeddings, c.name);
-  return options.max_context;
 }
 
 const model::ModelConfig& checked_config(const std::shared_ptr<const model::ModelWeights>& w) {
@@ -83,9 +71,9 @@ CpuEngine::CpuEngine(std::shared_ptr<const model::ModelWeights> weights,
     : weights_(std::move(weights)),
       config_(checked_config(weights_)),
       pool_(options.threads),
-      rope_(config_.head_dim, config_.rope_theta, context_length(config_, options)),
+      rope_(config_.head_dim, config_.rope_theta, kv_cache_length(config_, options)),
       cache_(config_.num_layers, config_.num_kv_heads, config_.head_dim,
-             context_length(config_, options)) {
+             kv_cache_length(config_, options)) {
   const auto& c = config_;
   const int64_t hidden = c.hidden_size;
   const int64_t q_dim = static_cast<int64_t>(c.num_heads) * c.head_dim;

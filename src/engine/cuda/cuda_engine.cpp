@@ -35,7 +35,6 @@ namespace ec::engine::cuda {
 namespace {
 
 constexpr int kPrefillChunk = 256;
-constexpr int kDefaultContextCap = 4096;
 constexpr int kPartialSlots = 1024;  // ≥ tokens × splits of any attention launch (attention_splits)
 
 enum Role { kQkv, kO, kGateUp, kDown, kHead, kRoles };
@@ -57,17 +56,6 @@ GemvFormat format_of(Precision p) {
       return GemvFormat::nf4_dq;
   }
   fail("CUDA engine: unknown precision {}", static_cast<int>(p));
-}
-
-int context_length(const model::ModelConfig& c, const EngineOptions& options) {
-  EC_CHECK(c.max_position_embeddings > 0, "model {}: max_position_embeddings must be positive",
-           c.name);
-  EC_CHECK(options.max_context >= 0, "max_context must be >= 0, got {}", options.max_context);
-  if (options.max_context == 0) return std::min(c.max_position_embeddings, kDefaultContextCap);
-  EC_CHECK(options.max_context <= c.max_position_embeddings,
-           "max_context {} exceeds the model's max_position_embeddings {} ({})",
-           options.max_context, c.max_position_embeddings, c.name);
-  return options.max_context;
 }
 
 const model::ModelConfig& checked_config(const std::shared_ptr<const model::ModelWeights>& w) {
@@ -200,7 +188,7 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   format_ = format_of(options.precision);
   // Embedding and lm_head stay 16-bit whatever the layers use, as bitsandbytes leaves them.
   dense_ = options.precision == Precision::bf16 ? GemvFormat::bf16 : GemvFormat::f16;
-  capacity_ = context_length(c, options);
+  capacity_ = kv_cache_length(c, options);
   q_dim_ = c.num_heads * c.head_dim;
   kv_dim_ = c.num_kv_heads * c.head_dim;
   qkv_dim_ = q_dim_ + 2 * kv_dim_;
