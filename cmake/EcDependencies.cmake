@@ -28,6 +28,18 @@ if(EC_STATIC)
   target_compile_definitions(ec_utf8proc INTERFACE UTF8PROC_STATIC)
 endif()
 
+# cpp-httplib: Debian ships it as a shared library only, so `serve` is left out of the static binary.
+find_path(HTTPLIB_INCLUDE_DIR httplib.h)
+find_library(HTTPLIB_LIBRARY NAMES cpp-httplib)
+if(HTTPLIB_INCLUDE_DIR AND HTTPLIB_LIBRARY AND NOT EC_STATIC)
+  set(EC_HAVE_HTTPLIB ON)
+  add_library(ec_httplib INTERFACE)
+  target_include_directories(ec_httplib INTERFACE ${HTTPLIB_INCLUDE_DIR})
+  target_link_libraries(ec_httplib INTERFACE ${HTTPLIB_LIBRARY})
+else()
+  set(EC_HAVE_HTTPLIB OFF)
+endif()
+
 # fmt is used header-only so the static binary needs no libfmt.so (Debian ships no libfmt.a).
 add_library(ec_fmt INTERFACE)
 target_link_libraries(ec_fmt INTERFACE fmt::fmt-header-only)

@@ -8,6 +8,8 @@ packages=(
   libpcre2-dev libutf8proc-dev libssl-dev libsqlite3-dev libgsl-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang libclang-rt-14-dev
+  chromium fonts-dejavu-core
+  slurm-wlm munge jq sqlite3
 )
 
 missing=()

@@ -247,7 +247,7 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
   record.run.phases.insert(record.run.phases.begin(), idle_phase.begin(), idle_phase.end());
   const auto& info = engine->info();
   record.system.gpu = info.device_name;
-  record.system.gpu_arch = info.backend == "cpu" ? "cpu" : "unknown";
+  record.system.gpu_arch = info.device_arch.empty() ? "unknown" : info.device_arch;
   record.system.accelerator_count = 1;
   record.system.host = record.environment.os;
 

@@ -5,6 +5,7 @@
 #include "analysis/import.h"
 #include "cli/analysis_commands.h"
 #include "cli/commands.h"
+#include "cli/curves_source.h"
 #include "core/error.h"
 
 namespace ec::cli {
@@ -21,13 +22,13 @@ void add_check_regression_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("report", o->report, "energy.json (ours or the original's)")->required();
-  cmd->add_option("--curves", o->curves, "curves.json written by `ecocompute fit`")->required();
+  cmd->add_option("--curves", o->curves,
+                  "curves.json written by `ecocompute fit` (default: the published curves, built in)");
   cmd->add_option("--k", o->k, "Band half-width in units of the curve's resid_std (default 2)");
   cmd->add_option("--format", o->common.format, "Output: md, csv, json, jsonl or sql");
   cmd->callback([o] {
     const auto format = analysis_cli::output_format(o->common);
-    const auto curves = analysis::curves_from_json(
-        nlohmann::json::parse(read_file(o->curves), nullptr, false), o->curves);
+    const auto curves = load_curves(o->curves);
     const store::RunRow row = analysis::import_report(read_file(o->report), o->report);
     const analysis::RegressionCheck r = analysis::check_regression(curves, row, o->k);
     analysis_cli::print(analysis::regression_table(r, row), format);

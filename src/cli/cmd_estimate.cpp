@@ -4,6 +4,7 @@
 #include "analysis/estimate.h"
 #include "cli/analysis_commands.h"
 #include "cli/commands.h"
+#include "cli/curves_source.h"
 #include "core/error.h"
 
 namespace ec::cli {
@@ -22,12 +23,12 @@ void add_estimate_command(CLI::App& app) {
   cmd->add_option("--arch", o->arch, "GPU architecture: turing, ampere, ada, hopper, blackwell")
       ->required();
   cmd->add_option("--precision", o->precision, "INT8 or NF4")->required();
-  cmd->add_option("--curves", o->curves, "curves.json written by `ecocompute fit`")->required();
+  cmd->add_option("--curves", o->curves,
+                  "curves.json written by `ecocompute fit` (default: the published curves, built in)");
   cmd->add_option("--format", o->common.format, "Output: md, csv, json, jsonl or sql");
   cmd->callback([o] {
     const auto format = analysis_cli::output_format(o->common);
-    const auto curves = analysis::curves_from_json(
-        nlohmann::json::parse(read_file(o->curves), nullptr, false), o->curves);
+    const auto curves = load_curves(o->curves);
     const analysis::Estimate e = analysis::estimate(curves, o->params_b, o->arch, o->precision);
     analysis_cli::print(analysis::estimate_table(e, o->params_b, o->precision), format);
   });

@@ -4,8 +4,10 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "bench/protocol.h"
+#include "core/error.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
 #include "meter/meter.h"
@@ -24,9 +26,16 @@ struct RunFlags {
   bool no_quality = false;
   int gpu = -1;
   double hz = 10.0;
+  bool no_meter = false;
+  std::optional<double> grid_gco2_per_kwh;
+  std::optional<double> pue;
 };
 
 std::unique_ptr<meter::Meter> choose_meter(const RunFlags& flags, engine::Backend backend) {
+  if (flags.no_meter) {
+    return meter::make_unavailable_meter(
+        "--no-meter: the run was made without any energy meter (throughput only)");
+  }
   if (backend == engine::Backend::cpu) {
     // A GPU's counter does not see CPU work, and a CPU package meter is not wired in yet.
     return meter::make_unavailable_meter(
@@ -109,18 +118,33 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--gpu", flags->gpu, "GPU index to meter (CUDA_VISIBLE_DEVICES order)");
   cmd->add_option("--hz", flags->hz, "Power sampling rate")->capture_default_str();
+  cmd->add_option("--grid-gco2-per-kwh", flags->grid_gco2_per_kwh,
+                  "Grid carbon intensity; adds a CO2e block derived from the measured energy")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--pue", flags->pue, "Data-centre PUE for the derived CO2e (default 1)")
+      ->check(CLI::Range(1.0, 10.0));
+  cmd->add_flag("--no-meter", flags->no_meter,
+                "No energy meter at all: throughput only (to measure the meter's own overhead)");
   cmd->callback([flags] {
     bench::RunOptions options = flags->run;
     options.model = flags->engine.model;
     options.seed = flags->engine.seed;
     options.engine = to_engine_options(flags->engine);
+    // The engine runs on the GPU it meters: both count in CUDA_VISIBLE_DEVICES order.
+    if (flags->gpu >= 0) options.engine.device = flags->gpu;
     options.precision = engine::parse_precision(flags->precision);
     options.quality = !flags->no_quality;
     if (!flags->tokenizer.empty()) options.tokenizer = flags->tokenizer;
     if (!flags->quality_text.empty()) options.quality_text = flags->quality_text;
     auto meter = choose_meter(*flags, options.engine.backend);
     auto log = [](const std::string& line) { fmt::print(stderr, "ecocompute: {}\n", line); };
+    if (flags->pue && !flags->grid_gco2_per_kwh) {
+      throw UsageError("--pue needs --grid-gco2-per-kwh: CO2e is derived from both");
+    }
     report::RunRecord record = bench::run_protocol(options, *meter, log);
+    if (flags->grid_gco2_per_kwh) {
+      record.co2e = report::Co2eInputs{*flags->grid_gco2_per_kwh, flags->pue.value_or(1.0)};
+    }
     report::write_report(flags->out, record);
     print_summary(record, flags->out);
   });

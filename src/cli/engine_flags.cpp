@@ -9,7 +9,7 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& flags) {
   cmd.add_option("-m,--model", flags.model,
                  "Preset name (synthetic weights) or Hugging Face checkpoint directory")
       ->capture_default_str();
-  cmd.add_option("--backend", flags.backend, "cpu or cuda")->capture_default_str();
+  cmd.add_option("--backend", flags.backend, "auto (cuda when a GPU is visible, else cpu), cpu or cuda")->capture_default_str();
   cmd.add_option("--threads", flags.threads, "CPU threads (0 = all)")->capture_default_str();
   cmd.add_option("--seed", flags.seed, "Seed of synthetic weights")->capture_default_str();
   cmd.add_option("--max-context", flags.max_context,
@@ -21,7 +21,7 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& flags) {
 
 engine::EngineOptions to_engine_options(const EngineFlags& flags) {
   engine::EngineOptions options;
-  options.backend = engine::parse_backend(flags.backend);
+  options.backend = engine::resolve_backend(flags.backend);
   options.threads = flags.threads;
   options.max_context = flags.max_context;
   options.cuda_graph = !flags.no_cuda_graph;

@@ -14,7 +14,7 @@ namespace ec::cli {
 
 struct EngineFlags {
   std::string model = "default";
-  std::string backend = "cpu";
+  std::string backend = "auto";
   int threads = 0;
   uint64_t seed = 0;
   int max_context = 0;
@@ -22,7 +22,7 @@ struct EngineFlags {
 };
 
 void add_engine_flags(CLI::App& cmd, EngineFlags& flags);
-// Parses backend names; precision is set by the caller.
+// Resolves the backend ("auto" → cuda when a device is visible); precision is set by the caller.
 engine::EngineOptions to_engine_options(const EngineFlags& flags);
 
 }  // namespace ec::cli

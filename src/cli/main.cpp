@@ -8,6 +8,8 @@
 #include "cli/analysis_commands.h"
 #include "cli/commands.h"
 #include "cli/meter_commands.h"
+#include "cli/site_commands.h"
+#include "cli/sweep_commands.h"
 #include "core/error.h"
 
 int main(int argc, char** argv) {
@@ -26,6 +28,11 @@ int main(int argc, char** argv) {
   ec::cli::add_fit_command(app);
   ec::cli::add_estimate_command(app);
   ec::cli::add_check_regression_command(app);
+  ec::cli::add_sweep_command(app);
+  ec::cli::add_site_command(app);
+#ifdef EC_HAVE_SERVE
+  ec::cli::add_serve_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

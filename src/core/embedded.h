@@ -1,6 +1,7 @@
 // Files compiled into the binary (see cmake/EcEmbed.cmake): the default eval text and the report schema.
 #pragma once
 
+#include <span>
 #include <string_view>
 
 namespace ec::embedded {
@@ -9,5 +10,17 @@ namespace ec::embedded {
 std::string_view eval_text();
 // schema/energy.schema.json: the report contract (linked into ec_report).
 std::string_view energy_schema();
+
+// data/curves/published-curves.json: our fit of the original's published measured.csv (linked into
+// ec_analysis); the curves `estimate` and `check-regression` use when given none.
+std::string_view published_curves();
+
+// One file of an embedded folder: its path relative to the folder and its bytes.
+struct EmbeddedFile {
+  std::string_view path;
+  std::string_view bytes;
+};
+// web/: the report site's pages, scripts and styles (linked into ec_site), sorted by path.
+std::span<const EmbeddedFile> site_assets();
 
 }  // namespace ec::embedded

@@ -24,6 +24,10 @@ std::string_view weight_format(Precision p);    // "fp16", "bf16", "int8-llm", "
 enum class Backend { cpu, cuda };
 Backend parse_backend(std::string_view text);  // "cpu", "cuda"; ec::UsageError otherwise
 std::string_view backend_name(Backend b);
+// True when this build has the CUDA backend and the process sees at least one CUDA device.
+bool cuda_backend_available();
+// "auto" → cuda when cuda_backend_available(), else cpu; otherwise parse_backend.
+Backend resolve_backend(std::string_view text);
 
 struct EngineOptions {
   Backend backend = Backend::cpu;
@@ -46,6 +50,7 @@ struct EngineInfo {
   int max_context = 0;
   int threads = 0;
   std::string device_name;     // CPU model or GPU name
+  std::string device_arch;     // "cpu", or the GPU architecture from its compute capability ("hopper")
 };
 
 class Engine {

@@ -3,7 +3,10 @@
 #include "engine/cpu/cpu_engine.h"
 #include "engine/engine.h"
 
+#include <string_view>
+
 #if defined(EC_HAVE_CUDA)
+#include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/cuda_engine.h"
 #endif
 
@@ -24,6 +27,21 @@ std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> w
 #endif
   }
   fail("make_engine: unknown backend {}", static_cast<int>(options.backend));
+}
+
+bool cuda_backend_available() {
+#if defined(EC_HAVE_CUDA)
+  return cuda::cuda_device_available();
+#else
+  return false;
+#endif
+}
+
+Backend resolve_backend(std::string_view text) {
+  if (text == "auto" || text == "AUTO") {
+    return cuda_backend_available() ? Backend::cuda : Backend::cpu;
+  }
+  return parse_backend(text);
 }
 
 }  // namespace ec::engine

@@ -176,6 +176,13 @@ struct Quality {
 };
 
 // Everything one `ecocompute run` records.
+// Optional CO2e inputs the user supplied (--grid-gco2-per-kwh, --pue); the report derives grams from
+// the measured energy with them and labels the result `derived`, never `measured`.
+struct Co2eInputs {
+  double grid_gco2_per_kwh = 0.0;
+  double pue = 1.0;
+};
+
 struct RunRecord {
   std::string timestamp_utc;  // "2026-08-19T06:05:13.804523Z" (utc_timestamp_now())
   SystemUnderTest system;
@@ -188,6 +195,7 @@ struct RunRecord {
   BuildRecord build;
   Environment environment;
   std::string scenario_note;  // "" = none
+  std::optional<Co2eInputs> co2e;
 };
 
 // Totals of `iterations`: tokens, seconds and, when every iteration has one, energy, with the

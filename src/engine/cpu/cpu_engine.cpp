@@ -128,6 +128,7 @@ CpuEngine::CpuEngine(std::shared_ptr<const model::ModelWeights> weights,
   info_.max_context = cache_.capacity();
   info_.threads = pool_.size();
   info_.device_name = cpu_model_name();
+  info_.device_arch = "cpu";
 }
 
 std::span<const float> CpuEngine::forward(std::span<const int32_t> tokens, bool all_logits) {

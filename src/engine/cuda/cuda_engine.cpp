@@ -29,6 +29,7 @@
 #include "engine/cuda/rmsnorm.cuh"
 #include "engine/cuda/rope.cuh"
 #include "engine/cuda/tensor_convert.cuh"
+#include "engine/device_arch.h"
 #include "quant/dynamic_map.h"
 
 namespace ec::engine::cuda {
@@ -301,6 +302,7 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   info_.max_context = capacity_;
   info_.threads = 0;
   info_.device_name = prop.name;
+  info_.device_arch = std::string(architecture_of_compute_capability(prop.major, prop.minor));
 }
 
 CudaEngine::~CudaEngine() {
