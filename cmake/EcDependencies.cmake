@@ -28,6 +28,18 @@ if(EC_STATIC)
   target_compile_definitions(ec_utf8proc INTERFACE UTF8PROC_STATIC)
 endif()
 
+# A static build must not pick up shared libraries found by an earlier non-static configure of the
+# same build folder (CMake caches find results): refuse it and say how to fix it.
+if(EC_STATIC)
+  foreach(var IN ITEMS GSL_LIBRARY GSL_CBLAS_LIBRARY SQLite3_LIBRARY PCRE2_LIBRARY UTF8PROC_LIBRARY
+                       OPENSSL_CRYPTO_LIBRARY)
+    if(${var} AND NOT ${var} MATCHES "\\.a$")
+      message(FATAL_ERROR "EC_STATIC: ${var} is ${${var}}, a shared library (cached by an earlier "
+                          "configure?). Configure a fresh build folder, or pass -U '${var}'.")
+    endif()
+  endforeach()
+endif()
+
 # cpp-httplib: Debian ships it as a shared library only, so `serve` is left out of the static binary.
 find_path(HTTPLIB_INCLUDE_DIR httplib.h)
 find_library(HTTPLIB_LIBRARY NAMES cpp-httplib)

@@ -14,7 +14,7 @@ die() { echo "fuzz: error: $*" >&2; exit 2; }
 [[ $# -ge 1 && "$1" =~ ^[0-9]+$ ]] || die "usage: scripts/fuzz.sh SECONDS [target...]"
 seconds="$1"
 shift
-all_targets=(safetensors config tokenizer_load tokenizer_encode quant)
+all_targets=(safetensors config tokenizer_load tokenizer_encode quant report_ingest published_csv)
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
 
@@ -34,13 +34,14 @@ cmake --build "$build" --target fuzzers -j "$jobs" >/dev/null ||
 # Per target: the dictionary (JSON syntax joins the JSON formats') and the largest input tried.
 dict_for() {
   case "$1" in
-    safetensors | config | tokenizer_load) cat fuzz/dict/json.dict "fuzz/dict/$1.dict" ;;
+    safetensors | config | tokenizer_load | report_ingest) cat fuzz/dict/json.dict "fuzz/dict/$1.dict" ;;
     *) cat "fuzz/dict/$1.dict" ;;
   esac
 }
 max_len_for() {
   case "$1" in
-    tokenizer_load) echo 16384 ;;
+    tokenizer_load | report_ingest) echo 16384 ;;
+    published_csv) echo 8192 ;;
     *) echo 4096 ;;
   esac
 }

@@ -1,6 +1,8 @@
 // Benchmark (not a test): N synthetic energy.json reports (default 100,000) → import (walk + parse)
 // → SQLite ingest (one transaction, WAL) → read back → aggregate. Prints seconds per stage.
-// Usage: ingest_aggregate_bench [N] [scratch-dir]
+// Usage: ingest_aggregate_bench [N] [scratch-dir] [reuse]
+//   reuse: keep the reports of an earlier `reuse` run in scratch-dir (and leave them there), so
+//   repeated timings and profiles skip the untimed writing.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string_view>
 
 #include <sys/resource.h>
 
@@ -98,11 +101,20 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? std::stoi(argv[1]) : 100000;
   const fs::path dir =
       argc > 2 ? fs::path(argv[2]) : fs::temp_directory_path() / "ec-bench-analysis";
-  fs::remove_all(dir);
+  const bool reuse = argc > 3 && std::string_view(argv[3]) == "reuse";
+  const bool have = reuse &&
+                    fs::exists(dir / "reports" / fmt::format("{:04d}", (n - 1) / 100) /
+                               fmt::format("r{:06d}.energy.json", n - 1)) &&
+                    !fs::exists(dir / "reports" / fmt::format("{:04d}", n / 100) /
+                                fmt::format("r{:06d}.energy.json", n));
+  if (!have) fs::remove_all(dir);
+  fs::remove(dir / "results.sqlite");
+  fs::remove(dir / "results.sqlite-wal");
+  fs::remove(dir / "results.sqlite-shm");
   fs::create_directories(dir / "reports");
   std::mt19937 rng(42);
   size_t bytes = 0;
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < n && !have; ++i) {
     // 100 reports per directory, like a sweep's output tree.
     const fs::path sub = dir / "reports" / fmt::format("{:04d}", i / 100);
     if (i % 100 == 0) fs::create_directories(sub);
@@ -110,7 +122,11 @@ int main(int argc, char** argv) {
     bytes += text.size();
     std::ofstream(sub / fmt::format("r{:06d}.energy.json", i)) << text;
   }
-  fmt::print("wrote {} reports, {:.1f} MB (not timed)\n", n, static_cast<double>(bytes) / 1e6);
+  if (have) {
+    fmt::print("reusing {} reports in {} (not timed)\n", n, (dir / "reports").string());
+  } else {
+    fmt::print("wrote {} reports, {:.1f} MB (not timed)\n", n, static_cast<double>(bytes) / 1e6);
+  }
 
   const double cpu0 = cpu_seconds();
   const auto t0 = Clock::now();
@@ -141,6 +157,6 @@ int main(int argc, char** argv) {
   fmt::print("total ingest + aggregate: {:.2f} s wall, {:.2f} s CPU for {} reports ({} problems)\n",
              t_import + t_ingest + t_read + t_aggregate, cpu_seconds() - cpu0, n,
              imported.problems.size());
-  fs::remove_all(dir);
+  if (!reuse) fs::remove_all(dir);
   return imported.problems.empty() && stats.inserted == static_cast<size_t>(n) ? 0 : 1;
 }

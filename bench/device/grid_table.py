@@ -36,8 +36,8 @@ def main():
         def f(v, fmt="{:.1f}"):
             return fmt.format(v) if isinstance(v, (int, float)) else "n/a"
 
-        print(f"| {model} | {r['engine']['precision']} | {res['basis']} | {f(res.get('throughput_tok_s'))} | "
-              f"{f(res.get('energy_per_token_mj'))} | {f(base.get('throughput_tok_s'))} | "
+        print(f"| {model} | {r['engine']['precision']} | {res['basis']} | {f(res.get('throughput_tokens_per_s'))} | "
+              f"{f(res.get('energy_per_token_mj'))} | {f(base.get('throughput_tokens_per_s'))} | "
               f"{f(base.get('energy_per_token_mj'))} | {f(res.get('vs_fp16_energy_pct'), '{:+.1f} %')} | "
               f"{f(q.get('perplexity'), '{:.3f}')} | {f(q.get('mean_kl_vs_fp16'), '{:.4f}')} | "
               f"{f(h[0])} | {f(h[1], '{:.0f}')} |")

@@ -8,7 +8,9 @@ set -u
 B=${1:-build/static}
 EC="$B/bin/ecocompute"
 OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT/reports"
+# Reports and sweep folders live in WORK (many files); OUT gets the summaries and one tarball.
+WORK=${WORK:-/tmp/ec_visit}
+mkdir -p "$OUT" "$WORK/reports"
 STAGES=${STAGES:-"run overhead grid hf"}
 MODELS=${MODELS:-qwen2-0.5b,tinyllama-1.1b,qwen2-1.5b,qwen2.5-3b,qwen2-7b}
 PRECISIONS=${PRECISIONS:-INT8,NF4}
@@ -20,7 +22,7 @@ CONFIGS=/tmp/ec_hf_configs
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 
-tok_s() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results']['throughput_tok_s'])" "$1"; }
+tok_s() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results']['throughput_tokens_per_s'])" "$1"; }
 
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv
@@ -35,10 +37,10 @@ for stage in $STAGES; do
     run)
       # The default job on a real model size: backend auto → cuda, meter → NVML counter, CO2e derived.
       "$EC" run --model qwen2-1.5b --precision NF4 --hz 100 --iterations "$ITER" --new-tokens "$TOKENS" \
-        --grid-gco2-per-kwh 400 --pue 1.2 --out "$OUT/reports/run-qwen2-1.5b-NF4.json" >"$OUT/run.log" 2>&1
+        --grid-gco2-per-kwh 400 --pue 1.2 --out "$WORK/reports/run-qwen2-1.5b-NF4.json" >"$OUT/run.log" 2>&1
       echo "run exit $?" >>"$OUT/run.log"
-      "$EC" validate "$OUT/reports/run-qwen2-1.5b-NF4.json" >>"$OUT/run.log" 2>&1
-      python3 - "$OUT/reports/run-qwen2-1.5b-NF4.json" <<'PY' | tee -a "$OUT/run.log"
+      "$EC" validate "$WORK/reports/run-qwen2-1.5b-NF4.json" >>"$OUT/run.log" 2>&1
+      python3 - "$WORK/reports/run-qwen2-1.5b-NF4.json" <<'PY' | tee -a "$OUT/run.log"
 import json, sys
 r = json.load(open(sys.argv[1]))
 m = r["meter"]
@@ -58,9 +60,9 @@ PY
       echo "|---|---|---|---|" >>"$OUT/overhead.md"
       for rep in $(seq 1 "$OVER_REPS"); do
         common=(--model "$OVER_MODEL" --precision FP16 --no-quality --iterations 10 --warmup 2 --new-tokens "$TOKENS" --idle-seconds 0)
-        "$EC" run "${common[@]}" --no-meter --out "$OUT/reports/over-none-$rep.json" >>"$OUT/overhead.log" 2>&1
-        "$EC" run "${common[@]}" --hz 100 --out "$OUT/reports/over-100hz-$rep.json" >>"$OUT/overhead.log" 2>&1
-        a=$(tok_s "$OUT/reports/over-none-$rep.json"); b=$(tok_s "$OUT/reports/over-100hz-$rep.json")
+        "$EC" run "${common[@]}" --no-meter --out "$WORK/reports/over-none-$rep.json" >>"$OUT/overhead.log" 2>&1
+        "$EC" run "${common[@]}" --hz 100 --out "$WORK/reports/over-100hz-$rep.json" >>"$OUT/overhead.log" 2>&1
+        a=$(tok_s "$WORK/reports/over-none-$rep.json"); b=$(tok_s "$WORK/reports/over-100hz-$rep.json")
         echo "| $rep | $a | $b | $(python3 -c "print(f'{$b/$a:.4f}')") |" >>"$OUT/overhead.md"
       done
       cat "$OUT/overhead.md"
@@ -68,7 +70,7 @@ PY
     grid)
       for model in ${MODELS//,/ }; do
         for p in ${PRECISIONS//,/ }; do
-          f="$OUT/reports/grid-$model-$p.json"
+          f="$WORK/reports/grid-$model-$p.json"
           "$EC" run --model "$model" --precision "$p" --iterations "$ITER" --new-tokens "$TOKENS" --warmup 1 \
             --idle-seconds 3 --hz 100 --out "$f" >>"$OUT/grid.log" 2>&1
           echo "$model $p exit $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/grid.log"
@@ -78,12 +80,26 @@ PY
     sweep)
       # The seed sweep: every seed architecture × FP16/INT8/NF4 × 3 independent replicates (a fresh
       # process, model load and FP16 baseline each); resumable, so a second visit finishes it.
-      SWEEP_DIR=${SWEEP_DIR:-$OUT/seed-sweep}
+      SWEEP_DIR=${SWEEP_DIR:-$WORK/seed-sweep}
       timeout "${T_SWEEP:-480}" "$EC" sweep --models "$MODELS" --precisions FP16,INT8,NF4 --repeats "${REPEATS:-3}" \
         --new-tokens "$TOKENS" --iterations "${SWEEP_ITER:-3}" --warmup 1 --backend cuda ${GPUS:+--gpus "$GPUS"} \
-        --out "$SWEEP_DIR" --format md -- --idle-seconds 2 --hz 100 >"$OUT/sweep.log" 2>&1
+        --out "$SWEEP_DIR" --format md -- --idle-seconds 2 --hz 100 ${SWEEP_RUN_ARGS:-} >>"$OUT/sweep.log" 2>&1
       echo "sweep exit $?" >>"$OUT/sweep.log"
-      tail -40 "$OUT/sweep.log"
+      tail -25 "$OUT/sweep.log"
+      tar -czf "$OUT/seed-sweep.tgz" -C "$(dirname "$SWEEP_DIR")" "$(basename "$SWEEP_DIR")"
+      ;;
+    pair)
+      # The same small sweep on one GPU, then on two: cells run concurrently, one child per GPU.
+      for gpus in 0 0,1; do
+        t=$(date +%s.%N)
+        "$EC" sweep --models qwen2-0.5b,qwen2-1.5b --precisions INT8,NF4 --repeats 2 --new-tokens "$TOKENS" \
+          --iterations 3 --warmup 1 --backend cuda --gpus "$gpus" --out "$WORK/pair-${gpus/,/-}" --format md \
+          -- --idle-seconds 1 --no-quality >"$OUT/pair-${gpus/,/-}.log" 2>&1
+        rc=$?
+        echo "pair sweep --gpus $gpus exit $rc wall $(python3 -c "import time; print(f'{time.time() - $t:.1f}')") s" | tee -a "$OUT/pair.md"
+        grep -h '"gpu"' "$WORK/pair-${gpus/,/-}/manifest.json" | sort | uniq -c | tee -a "$OUT/pair.md"
+      done
+      tar -czf "$OUT/pair.tgz" -C "$WORK" pair-0 pair-0-1
       ;;
     hf)
       [ -d "$CONFIGS" ] || "$B/bench/bench_decode" --models "$MODELS" --formats none --configs-dir "$CONFIGS" >/dev/null 2>&1
@@ -96,5 +112,6 @@ PY
 done
 
 echo "===================== summary"
-python3 bench/device/grid_table.py "$OUT/reports" "$OUT/hf.jsonl" | tee "$OUT/grid.md"
+python3 bench/device/grid_table.py "$WORK/reports" "$OUT/hf.jsonl" | tee "$OUT/grid.md"
+tar -czf "$OUT/reports.tgz" -C "$WORK" reports
 exit 0

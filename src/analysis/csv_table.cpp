@@ -1,6 +1,7 @@
 // CSV parsing with errors that point at the offending file, line and column.
 #include "analysis/csv_table.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -16,12 +17,59 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Offset of the first byte that does not start a well-formed UTF-8 sequence (no overlongs, no
+// surrogates, nothing above U+10FFFF), or npos. Every printer and the JSON outputs need UTF-8.
+size_t invalid_utf8_at(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    unsigned char lo = 0x80;
+    unsigned char hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (size_t k = 2; k < len; ++k) {
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& path) {
+  if (text.size() > kMaxCsvBytes) {
+    fail("{}: {} bytes, more than the limit of {} bytes for a CSV file", path.string(), text.size(),
+         kMaxCsvBytes);
+  }
   CsvTable table;
   table.path_ = path;
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
+  if (const size_t bad = invalid_utf8_at(text); bad != std::string_view::npos) {
+    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
+    const size_t column = bad - (text.rfind('\n', bad == 0 ? 0 : bad - 1) + 1);
+    fail("{}: line {}, byte {}: not UTF-8 (save the file as UTF-8)", path.string(), line,
+         column + 1);
+  }
 
   std::vector<std::vector<std::string>> records;
   std::vector<size_t> record_lines;
@@ -31,7 +79,12 @@ CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& pat
   size_t record_line = 1;
   bool in_quotes = false;
   bool field_started = false;
+  size_t record_start = 0;  // offset in `text` where the current record began
   auto end_field = [&] {
+    if (record.size() >= kMaxCsvColumns) {
+      fail("{}: line {}: more than the limit of {} columns", path.string(), record_line,
+           kMaxCsvColumns);
+    }
     record.push_back(std::move(field));
     field.clear();
     field_started = false;
@@ -47,6 +100,10 @@ CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& pat
   };
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (i - record_start >= kMaxCsvRecordBytes) {
+      fail("{}: line {}: a row of more than the limit of {} bytes", path.string(), record_line,
+           kMaxCsvRecordBytes);
+    }
     if (in_quotes) {
       if (c == '"') {
         if (i + 1 < text.size() && text[i + 1] == '"') {
@@ -72,6 +129,7 @@ CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& pat
       end_record();
       ++line;
       record_line = line;
+      record_start = i + 1;
     } else {
       field.push_back(c);
       field_started = true;
@@ -96,6 +154,12 @@ CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& pat
 }
 
 CsvTable CsvTable::read(const std::filesystem::path& path) {
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(path, error);
+  if (!error && size > kMaxCsvBytes) {
+    fail("{}: {} bytes, more than the limit of {} bytes for a CSV file", path.string(), size,
+         kMaxCsvBytes);
+  }
   return parse(read_file(path), path);
 }
 
@@ -123,7 +187,8 @@ std::optional<double> CsvTable::number(size_t row, size_t col) const {
     fail("{}: line {}, column '{}': expected a finite number, got '{}'", path_.string(),
          lines_[row], header_[col], rows_[row][col]);
   }
-  return value;
+  // SQLite stores a whole REAL as an integer, so −0.0 would come back as 0.0: store 0.0 always.
+  return value == 0.0 ? 0.0 : value;
 }
 
 std::optional<int64_t> CsvTable::integer(size_t row, size_t col) const {

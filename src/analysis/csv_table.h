@@ -11,10 +11,16 @@
 
 namespace ec::analysis {
 
+// Limits on the CSVs read: the published files are a few KB; 100,000 runs are ~100 MB.
+inline constexpr size_t kMaxCsvBytes = size_t{512} << 20;
+inline constexpr size_t kMaxCsvRecordBytes = size_t{1}
+                                             << 20;  // one row, quoted line breaks included
+inline constexpr size_t kMaxCsvColumns = 4096;
+
 class CsvTable {
  public:
-  // Throws ec::Error naming `path` for an unterminated quote, an empty file or a row whose field
-  // count differs from the header's.
+  // Throws ec::Error naming `path` for an unterminated quote, an empty file, a row whose field
+  // count differs from the header's, or a file, row or column count above the limits.
   static CsvTable parse(std::string_view text, const std::filesystem::path& path);
   static CsvTable read(const std::filesystem::path& path);
 

@@ -13,6 +13,10 @@
 
 namespace ec::analysis {
 
+// Largest energy.json import reads: ours are ~10 KB, the original's ~2 KB; a report with every
+// power sample inline stays far below.
+inline constexpr size_t kMaxReportBytes = size_t{64} << 20;
+
 struct ImportOptions {
   std::string session;  // when set, replaces every row's session
 };
@@ -39,7 +43,8 @@ bool is_measured_csv(const CsvTable& table);
 std::vector<store::RunRow> import_published_csv(const CsvTable& table,
                                                 std::vector<std::string>& problems);
 
-// One energy.json (ours or the original's). Throws ec::Error naming the file and the field.
+// One energy.json (ours or the original's). Throws ec::Error naming the file and the field, or the
+// size when `text` is longer than kMaxReportBytes.
 store::RunRow import_report(std::string_view text, const std::filesystem::path& path);
 
 // The UTC day of an ISO-8601 timestamp ("2026-08-19T06:05:13Z" → "2026-08-19"), or "" when the

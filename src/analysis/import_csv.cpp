@@ -74,6 +74,14 @@ std::vector<store::RunRow> import_published_csv(const CsvTable& table,
       if (row.run_id.empty()) {
         fail("{}: line {}, column 'run_id': empty", table.path().string(), table.line(r));
       }
+      // As for reports: a basis nobody defined could be mistaken for (or hide) a measurement.
+      if (row.basis != "measured" && row.basis != "interpolated" && row.basis != "extrapolated" &&
+          row.basis != "unavailable") {
+        fail(
+            "{}: line {}, column 'basis': expected measured/interpolated/extrapolated/"
+            "unavailable, got '{}'",
+            table.path().string(), table.line(r), row.basis);
+      }
       if (row.session.empty()) row.session = utc_day(row.timestamp_utc);
       row.source_path = table.path().string();
       row.source_format = "published-csv";

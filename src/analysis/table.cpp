@@ -147,11 +147,15 @@ std::string render(const Table& t, OutputFormat format) {
     case OutputFormat::json: {
       nlohmann::json arr = nlohmann::json::array();
       for (const auto& row : t.rows) arr.push_back(row_object(t, row));
-      return arr.dump(2) + "\n";
+      // A store written by another tool may hold text that is not UTF-8: replaced, not a throw.
+      return arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
     case OutputFormat::jsonl: {
       std::string out;
-      for (const auto& row : t.rows) out += row_object(t, row).dump() + "\n";
+      for (const auto& row : t.rows) {
+        out += row_object(t, row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+               "\n";
+      }
       return out;
     }
     case OutputFormat::sql:

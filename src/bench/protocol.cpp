@@ -47,8 +47,10 @@ meter::WindowResult sum_windows(const std::string& name,
   bool all_cross = !windows.empty();
   double energy = 0.0;
   double cross = 0.0;
+  int short_windows = 0;
   for (const auto& w : windows) {
     total.seconds += w.seconds;
+    if (w.telemetry.value("short_window", false)) ++short_windows;
     if (w.energy_j) {
       energy += *w.energy_j;
       total.energy_source = w.energy_source;
@@ -74,6 +76,17 @@ meter::WindowResult sum_windows(const std::string& name,
     total.cross_check_source.clear();
   }
   total.telemetry["windows"] = windows.size();
+  if (short_windows > 0) {
+    // A prefill of a short prompt lasts less than one 100 ms counter update: its own counter
+    // figure can be 0 J. Each iteration's prefill + decode abut, so their sum (what J/token uses)
+    // telescopes to one counter difference and is not affected; only this phase split is.
+    total.telemetry["short_windows"] = short_windows;
+    total.telemetry["note"] = fmt::format(
+        "{} of {} windows were shorter than a few energy-counter updates: this phase's own counter "
+        "figure is below the counter's resolution (see cross_check_energy_j); per-iteration totals "
+        "are unaffected",
+        short_windows, windows.size());
+  }
   return total;
 }
 
@@ -151,7 +164,7 @@ report::DecodeRun measure_decode(engine::Engine& engine, std::span<const int32_t
 report::Corpus corpus_of(const RunOptions& options, std::string& text) {
   report::Corpus corpus;
   if (options.quality_text) {
-    text = read_file(*options.quality_text);
+    text = read_file_at_most(*options.quality_text, tok::kMaxTextBytes, "a quality-probe text");
     EC_CHECK(!text.empty(), "{}: the quality text is empty", options.quality_text->string());
     corpus.name = options.quality_text->filename().string();
   } else {
@@ -280,6 +293,9 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
     record.quality = quality;
   }
 
+  // Described again at the end, so the report carries what the meter did over the whole run
+  // (sampler ticks and CPU time, the counter update period it detected), not its state at start.
+  record.meter = report::describe_meter(meter);
   report::finalize(record);
   return record;
 }

@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "bench/protocol.h"
-#include "core/error.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
+#include "core/error.h"
 #include "meter/meter.h"
 #include "report/energy_json.h"
 

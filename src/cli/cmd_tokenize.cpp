@@ -43,7 +43,10 @@ void add_tokenize_command(CLI::App& app) {
     if (text->count() == 0 && file->count() == 0) {
       throw UsageError("tokenize: give --text or --text-file");
     }
-    std::string input = flags->text_file.empty() ? flags->text : read_file(flags->text_file);
+    std::string input =
+        flags->text_file.empty()
+            ? flags->text
+            : read_file_at_most(flags->text_file, tok::kMaxTextBytes, "a text to tokenize");
     tok::Tokenizer tokenizer = flags->tokenizer == "bytes" ? tok::Tokenizer::bytes()
                                                            : tok::Tokenizer::load(flags->tokenizer);
     if (flags->decode) {

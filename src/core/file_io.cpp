@@ -23,6 +23,19 @@ std::string read_file(const std::filesystem::path& path) {
   return std::move(buffer).str();
 }
 
+std::string read_file_at_most(const std::filesystem::path& path, std::size_t max_bytes,
+                              std::string_view what) {
+  std::error_code error;
+  if (std::filesystem::is_regular_file(path, error)) {
+    const auto size = std::filesystem::file_size(path, error);
+    if (!error && size > max_bytes) {
+      fail("{}: {} bytes, more than the limit of {} bytes for {}", path.string(), size, max_bytes,
+           what);
+    }
+  }
+  return read_file(path);
+}
+
 namespace {
 
 void write_all(int fd, std::string_view content, const std::string& tmp) {
@@ -50,7 +63,8 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
   std::string tmp =
       (dir / fmt::format(".{}.tmp.{}.{:x}", path.filename().string(), ::getpid(), rd())).string();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) fail("{}: cannot create a file in {}: {}", path.string(), dir.string(), std::strerror(errno));
+  if (fd < 0)
+    fail("{}: cannot create a file in {}: {}", path.string(), dir.string(), std::strerror(errno));
   write_all(fd, content, tmp);
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     int saved = errno;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -38,6 +39,29 @@ double kl_divergence(const float* ref, double ref_lse, const float* model, doubl
 
 int32_t first_argmax(const float* row, int64_t n) {
   return argmax(std::span<const float>(row, static_cast<size_t>(n)));
+}
+
+// What one predicted position contributes; summed in position order afterwards.
+struct PositionScore {
+  double nll = 0.0;
+  double ref_nll = 0.0;
+  double kl = 0.0;
+  bool agree = false;
+};
+
+// Runs body(i) for i in [0, n) on the machine's hardware threads, in contiguous blocks.
+template <typename Body>
+void parallel_for(int64_t n, const Body& body) {
+  const int64_t threads = std::clamp<int64_t>(std::thread::hardware_concurrency(), 1, 64);
+  const int64_t workers = std::min(threads, std::max<int64_t>(n / 16, 1));
+  const int64_t block = (n + workers - 1) / workers;
+  auto run = [&](int64_t t) {
+    for (int64_t i = t * block; i < std::min(n, (t + 1) * block); ++i) body(i);
+  };
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < workers; ++t) pool.emplace_back(run, t);
+  run(0);
+  for (auto& thread : pool) thread.join();
 }
 
 }  // namespace
@@ -114,19 +138,30 @@ PerplexityResult evaluate_perplexity(Engine& model, std::span<const int32_t> tok
                model_logits.size());
       ref_rows = ref.data();
     }
-    // Position i predicts token i + 1: the last position of a window predicts nothing.
-    for (int64_t i = 0; i + 1 < windows[w].length; ++i) {
+    // Position i predicts token i + 1: the last position of a window predicts nothing. Positions
+    // are scored in parallel (a 150k vocabulary makes this the probe's cost on a GPU) into per-
+    // position slots, then summed in order, so the result does not depend on the thread count.
+    const int64_t predicted = windows[w].length - 1;
+    std::vector<PositionScore> scores(static_cast<size_t>(predicted));
+    parallel_for(predicted, [&](int64_t i) {
       const float* row = model_rows + i * vocab;
+      const int32_t next = window[static_cast<size_t>(i + 1)];
+      PositionScore& score = scores[static_cast<size_t>(i)];
       const double lse = log_sum_exp(row, vocab);
-      result.nll_sum += lse - static_cast<double>(row[window[static_cast<size_t>(i + 1)]]);
+      score.nll = lse - static_cast<double>(row[next]);
       if (ref_rows != nullptr) {
         const float* ref_row = ref_rows + i * vocab;
         const double ref_lse = log_sum_exp(ref_row, vocab);
-        reference_nll_sum +=
-            ref_lse - static_cast<double>(ref_row[window[static_cast<size_t>(i + 1)]]);
-        kl_sum += kl_divergence(ref_row, ref_lse, row, lse, vocab);
-        if (first_argmax(ref_row, vocab) == first_argmax(row, vocab)) ++agree;
+        score.ref_nll = ref_lse - static_cast<double>(ref_row[next]);
+        score.kl = kl_divergence(ref_row, ref_lse, row, lse, vocab);
+        score.agree = first_argmax(ref_row, vocab) == first_argmax(row, vocab);
       }
+    });
+    for (const PositionScore& score : scores) {
+      result.nll_sum += score.nll;
+      reference_nll_sum += score.ref_nll;
+      kl_sum += score.kl;
+      agree += score.agree ? 1 : 0;
       ++result.predicted_tokens;
     }
     progress.update(static_cast<int64_t>(w + 1));

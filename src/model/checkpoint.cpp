@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "model/limits.h"
 #include "model/safetensors.h"
 
 namespace ec::model {
@@ -78,7 +79,7 @@ std::map<std::string, Located> read_sharded(const fs::path& dir) {
   const std::string index_name = index_path.string();
   json index;
   try {
-    index = json::parse(read_file(index_path));
+    index = json::parse(read_file_within(index_path, kMaxIndexJsonBytes, "safetensors index"));
   } catch (const json::exception& e) {
     fail("{}: not valid JSON: {}", index_name, e.what());
   }

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "model/limits.h"
 
 namespace ec::model {
 namespace {
@@ -155,21 +157,48 @@ std::string_view arch_name(Arch a) {
   return "?";
 }
 
+namespace {
+
+// The parameter count, or nullopt when it does not fit int64 (dimensions below 2^31 each can
+// still multiply past 2^63: vocab 2^31 × hidden 2^31 × 2).
+std::optional<int64_t> checked_parameter_count(const ModelConfig& c) {
+  bool overflow = false;
+  const auto mul = [&](int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow = overflow || __builtin_mul_overflow(a, b, &r);
+    return r;
+  };
+  const auto add = [&](int64_t a, int64_t b) {
+    int64_t r = 0;
+    overflow = overflow || __builtin_add_overflow(a, b, &r);
+    return r;
+  };
+  const int64_t h = c.hidden_size;
+  const int64_t q_out = mul(c.num_heads, c.head_dim);
+  const int64_t kv_out = mul(c.num_kv_heads, c.head_dim);
+  int64_t per_layer = mul(2, h);                       // input and post-attention RMSNorm gains
+  per_layer = add(per_layer, mul(h, q_out));           // q
+  per_layer = add(per_layer, mul(2, mul(h, kv_out)));  // k, v
+  per_layer = add(per_layer, mul(q_out, h));           // o
+  per_layer = add(per_layer, mul(3, mul(h, c.intermediate_size)));  // gate, up, down
+  if (c.attention_bias) per_layer = add(per_layer, add(q_out, mul(2, kv_out)));
+  const int64_t embed = mul(c.vocab_size, h);
+  int64_t total = add(embed, c.tie_word_embeddings ? 0 : embed);
+  total = add(total, h);
+  total = add(total, mul(per_layer, c.num_layers));
+  if (overflow) return std::nullopt;
+  return total;
+}
+
+}  // namespace
+
 int64_t ModelConfig::parameter_count() const {
-  const int64_t h = hidden_size;
-  const int64_t q_out = static_cast<int64_t>(num_heads) * head_dim;
-  const int64_t kv_out = static_cast<int64_t>(num_kv_heads) * head_dim;
-  int64_t per_layer = 2 * h                         // input and post-attention RMSNorm gains
-                      + h * q_out + 2 * h * kv_out  // q, k, v
-                      + q_out * h                   // o
-                      + 3 * h * intermediate_size;  // gate, up, down
-  if (attention_bias) per_layer += q_out + 2 * kv_out;
-  const int64_t embed = static_cast<int64_t>(vocab_size) * h;
-  return embed + (tie_word_embeddings ? 0 : embed) + h + per_layer * num_layers;
+  // parse_hf_config refuses configs whose count overflows; presets are far below.
+  return checked_parameter_count(*this).value_or(std::numeric_limits<int64_t>::max());
 }
 
 ModelConfig parse_hf_config(const std::filesystem::path& config_json) {
-  std::string text = read_file(config_json);
+  std::string text = read_file_within(config_json, kMaxConfigJsonBytes, "config.json");
   json parsed;
   try {
     parsed = json::parse(text);
@@ -314,6 +343,12 @@ ModelConfig parse_hf_config(const json& config, const std::string& source_name) 
       fail("{}: field '{}' ({}) is not below vocab_size ({})", source_name, field, id,
            c.vocab_size);
     }
+  }
+  if (!checked_parameter_count(c)) {
+    fail(
+        "{}: these dimensions give more than 2^63 parameters (vocab_size {}, hidden_size {}, "
+        "intermediate_size {}, num_hidden_layers {})",
+        source_name, c.vocab_size, c.hidden_size, c.intermediate_size, c.num_layers);
   }
   return c;
 }

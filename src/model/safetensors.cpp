@@ -98,6 +98,54 @@ Entry parse_entry(const std::string& file, const std::string& name, const json& 
   return e;
 }
 
+// The checks made while the header streams past: nesting, duplicate tensor names, tensor count.
+class HeaderScan : public json::json_sax_t {
+ public:
+  explicit HeaderScan(const std::string& file) : file_(file) {}
+  const std::string& duplicate() const { return duplicate_; }
+
+  bool start_object(std::size_t) override { return open(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& key) override {
+    if (depth_ == 1) {
+      if (!seen_.insert(key).second && duplicate_.empty()) duplicate_ = key;
+      // One of the keys may be __metadata__; the rest are tensors.
+      if (seen_.size() > kMaxSafetensorsTensors + 1) {
+        fail("{}: header lists more than the limit of {} tensors", file_, kMaxSafetensorsTensors);
+      }
+    }
+    return true;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool open() {
+    if (++depth_ > kMaxHeaderDepth)
+      fail("{}: header nests deeper than {} levels", file_, kMaxHeaderDepth);
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  const std::string& file_;
+  int depth_ = 0;
+  std::set<std::string> seen_;
+  std::string duplicate_;
+};
+
 }  // namespace
 
 const Tensor* SafetensorsFile::find(std::string_view name) const {
@@ -131,29 +179,24 @@ SafetensorsFile read_safetensors(const std::filesystem::path& path) {
   const std::byte* data = bytes.data() + 8 + header_len;
   const uint64_t data_size = bytes.size() - 8 - header_len;
 
-  // nlohmann keeps the last of duplicate keys; a parser callback sees every top-level key first.
-  // It also caps the nesting (a valid header has 3 levels): error messages dump() values, which
-  // recurses once per level and overflows the stack on a header of a million '['.
-  std::set<std::string> seen;
-  std::string duplicate;
+  // nlohmann keeps the last of duplicate keys, so a SAX pass sees every top-level key first. It
+  // also caps the nesting (a valid header has 3 levels: error messages dump() values, which
+  // recurses once per level) and the tensor count, before any DOM is built. (nlohmann's parser
+  // callback did this before, but it rescans the top-level object after every tensor entry:
+  // quadratic, minutes for 100,000 tensors.)
+  HeaderScan scan(file);
   json header;
   try {
-    header = json::parse(
-        header_begin, header_begin + header_len,
-        [&](int depth, json::parse_event_t event, json& parsed) {
-          if (depth >= kMaxHeaderDepth && (event == json::parse_event_t::array_start ||
-                                           event == json::parse_event_t::object_start)) {
-            fail("{}: header nests deeper than {} levels", file, kMaxHeaderDepth);
-          }
-          if (depth == 1 && event == json::parse_event_t::key) {
-            auto key = parsed.get<std::string>();
-            if (!seen.insert(key).second && duplicate.empty()) duplicate = key;
-          }
-          return true;
-        });
+    if (json::sax_parse(header_begin, header_begin + header_len, &scan)) {
+      header = json::parse(header_begin, header_begin + header_len);
+    } else {
+      header = json::parse(header_begin, header_begin + header_len);  // throws the syntax error
+      fail("{}: header is not valid JSON", file);
+    }
   } catch (const json::exception& e) {
     fail("{}: header is not valid JSON: {}", file, e.what());
   }
+  const std::string& duplicate = scan.duplicate();
   if (!duplicate.empty()) fail("{}: tensor '{}' appears twice in the header", file, duplicate);
   if (!header.is_object()) fail("{}: header is not a JSON object", file);
 
@@ -173,6 +216,10 @@ SafetensorsFile read_safetensors(const std::filesystem::path& path) {
            e.end, data_size);
     }
     entries.push_back(std::move(e));
+  }
+  if (entries.size() > kMaxSafetensorsTensors) {
+    fail("{}: header lists {} tensors, more than the limit of {}", file, entries.size(),
+         kMaxSafetensorsTensors);
   }
 
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {

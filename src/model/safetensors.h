@@ -19,6 +19,10 @@ namespace ec::model {
 // ~340 tensors is ~40 KB); 100 MB leaves room for anything legitimate and stops a corrupt length
 // from making us parse gigabytes.
 inline constexpr uint64_t kMaxSafetensorsHeaderBytes = 100ull * 1024 * 1024;
+// Most tensors one file may hold. A dense 70B model has ~720, a 256-expert MoE ~47,000 in all its
+// shards together; the limit stops a header of a million tiny entries from costing a million
+// allocations.
+inline constexpr size_t kMaxSafetensorsTensors = size_t{1} << 18;  // 262,144
 
 struct SafetensorsFile {
   std::filesystem::path path;

@@ -341,7 +341,8 @@ Environment environment_from(const json& j, const std::string& base) {
   return e;
 }
 
-// grams of CO2e per 1k tokens = J per 1k tokens / 3.6e6 J/kWh × PUE × g/kWh, from measured energy only.
+// grams of CO2e per 1k tokens = J per 1k tokens / 3.6e6 J/kWh × PUE × g/kWh, from measured energy
+// only.
 json co2e_json(const Co2eInputs& in, const Results& run, const std::optional<DecodeRun>& baseline) {
   auto grams_per_1k = [&](const Results& r) -> json {
     if (r.basis != Basis::measured || !r.energy_per_token_mj) return nullptr;
@@ -352,9 +353,10 @@ json co2e_json(const Co2eInputs& in, const Results& run, const std::optional<Dec
               {"pue", in.pue},
               {"g_per_1k_tokens", grams_per_1k(run)},
               {"fp16_g_per_1k_tokens", baseline ? grams_per_1k(baseline->results) : json(nullptr)}};
-  out["note"] = out["g_per_1k_tokens"].is_null()
-                    ? "no measured energy in this run, so no CO2e was derived"
-                    : "derived: measured energy × the user-supplied PUE and grid intensity; not measured";
+  out["note"] =
+      out["g_per_1k_tokens"].is_null()
+          ? "no measured energy in this run, so no CO2e was derived"
+          : "derived: measured energy × the user-supplied PUE and grid intensity; not measured";
   return out;
 }
 
@@ -440,7 +442,8 @@ RunRecord run_record_from_json(const json& report) {
   r.timestamp_utc = req<std::string>(report, "", "timestamp_utc");
   r.scenario_note = opt_string(report, "", "scenario_note");
   if (auto c = report.find("co2e"); c != report.end() && !c->is_null()) {
-    r.co2e = Co2eInputs{req<double>(*c, "/co2e", "grid_gco2_per_kwh"), req<double>(*c, "/co2e", "pue")};
+    r.co2e =
+        Co2eInputs{req<double>(*c, "/co2e", "grid_gco2_per_kwh"), req<double>(*c, "/co2e", "pue")};
   }
 
   const json& sut = member(report, "", "system_under_test");

@@ -1,14 +1,19 @@
 // SQLite-backed store of RunRows; one column per RunRow field plus the version stack as JSON.
 #include "store/store.h"
 
+#include <openssl/evp.h>
 #include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <iterator>
+#include <map>
 #include <string>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/sha256.h"
+#include "store/json_doc.h"
 
 namespace ec::store {
 namespace {
@@ -29,9 +34,10 @@ class Statement {
     sqlite3_reset(stmt_);
     sqlite3_clear_bindings(stmt_);
   }
-  void bind(int index, const Value& v) const {
+  // `lifetime` SQLITE_STATIC when the caller keeps `v` alive until the statement is reset.
+  void bind(int index, const Value& v, sqlite3_destructor_type lifetime = SQLITE_TRANSIENT) const {
     if (auto* s = std::get_if<std::string>(&v)) {
-      sqlite3_bind_text(stmt_, index, s->data(), static_cast<int>(s->size()), SQLITE_TRANSIENT);
+      sqlite3_bind_text64(stmt_, index, s->data(), s->size(), lifetime, SQLITE_UTF8);
     } else if (auto* d = std::get_if<double>(&v)) {
       sqlite3_bind_double(stmt_, index, *d);
     } else if (auto* i = std::get_if<int64_t>(&v)) {
@@ -40,7 +46,9 @@ class Statement {
       sqlite3_bind_null(stmt_, index);
     }
   }
-  void bind_text(int index, const std::string& s) const { bind(index, Value{s}); }
+  void bind_text(int index, const std::string& s) const {
+    sqlite3_bind_text64(stmt_, index, s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  }
 
  private:
   sqlite3* db_;
@@ -82,8 +90,97 @@ std::string create_sql() {
       cols);
 }
 
+// Text nlohmann's dump() writes unchanged between quotes: printable ASCII but '"' and '\\'.
+bool plain_ascii(std::string_view s) {
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+// The version stack as compact JSON, byte for byte what nlohmann's dump() writes (row_hash and the
+// stored column depend on it): written directly for plain ASCII, through nlohmann otherwise.
 std::string versions_json(const RunRow& row) {
-  return nlohmann::json(row.versions).dump();
+  bool plain = true;
+  size_t size = 2;
+  for (const auto& [k, v] : row.versions) {
+    plain = plain && plain_ascii(k) && plain_ascii(v);
+    size += k.size() + v.size() + 6;
+  }
+  if (!plain) {
+    // Importers give UTF-8; text that is not (a hand-built row) is replaced rather than thrown on.
+    return nlohmann::json(row.versions)
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  std::string out;
+  out.reserve(size);
+  out += '{';
+  for (const auto& [k, v] : row.versions) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    out += k;
+    out += "\":\"";
+    out += v;
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
+// The stored version stack back into the map; false when it is not an object of strings.
+bool read_versions(std::string_view text, std::map<std::string, std::string>& out) {
+  try {
+    const JsonDoc doc = JsonDoc::parse(text);
+    if (doc.type(doc.root()) != JsonDoc::Type::object) return false;
+    for (const auto& [key, value] : doc.members(doc.root())) {
+      if (doc.type(value) != JsonDoc::Type::string) return false;
+      out.emplace(key, doc.string(value));
+    }
+    return true;
+  } catch (const std::exception&) {  // JsonSyntaxError, or a number out of range
+    return false;
+  }
+}
+
+// SHA-256 in lower-case hex, with the digest fetched once: the implicit fetch inside
+// EVP_Digest(EVP_sha256()) costs more than hashing a row.
+std::string fast_sha256_hex(std::string_view bytes) {
+  static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  if (md == nullptr) return sha256_hex(bytes);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, md, nullptr) != 1) {
+    return sha256_hex(bytes);  // reports OpenSSL's failure as ec::Error
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex(2 * length, '0');
+  for (unsigned int i = 0; i < length; ++i) {
+    hex[2 * i] = kHex[digest[i] >> 4];
+    hex[2 * i + 1] = kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
+// row_hash with the version stack's JSON already made (ingest binds the same text).
+std::string row_hash_with(const RunRow& row, std::string_view versions) {
+  std::string s;
+  s.reserve(1024);
+  for (const auto& f : run_fields()) {
+    if (f.name == "source_path") continue;
+    const Value v = f.get(row);
+    s += f.name;
+    s += '=';
+    if (auto* t = std::get_if<std::string>(&v)) {
+      s += *t;
+    } else if (auto* d = std::get_if<double>(&v)) {
+      fmt::format_to(std::back_inserter(s), "{}", *d);
+    } else if (auto* i = std::get_if<int64_t>(&v)) {
+      s += std::to_string(*i);
+    }
+    s += '\x1f';
+  }
+  s += versions;
+  return fast_sha256_hex(s);
 }
 
 }  // namespace
@@ -98,23 +195,7 @@ std::filesystem::path default_db_path() {
 }
 
 std::string row_hash(const RunRow& row) {
-  std::string s;
-  for (const auto& f : run_fields()) {
-    if (f.name == "source_path") continue;
-    const Value v = f.get(row);
-    s += f.name;
-    s += '=';
-    if (auto* t = std::get_if<std::string>(&v)) {
-      s += *t;
-    } else if (auto* d = std::get_if<double>(&v)) {
-      s += fmt::format("{}", *d);
-    } else if (auto* i = std::get_if<int64_t>(&v)) {
-      s += std::to_string(*i);
-    }
-    s += '\x1f';
-  }
-  s += versions_json(row);
-  return sha256_hex(s);
+  return row_hash_with(row, versions_json(row));
 }
 
 Store Store::open(const std::filesystem::path& path) {
@@ -141,6 +222,9 @@ Store Store::open(const std::filesystem::path& path) {
   if (!memory) {
     store.exec("PRAGMA journal_mode=WAL");
     store.exec("PRAGMA synchronous=NORMAL");
+    // Up to 64 MiB of page cache (allocated as used; the default is 2 MiB): an ingest of 100,000
+    // runs touches ~100 MB of table and index pages, and a small cache writes them out repeatedly.
+    store.exec("PRAGMA cache_size=-65536");
   }
   if (version < kSchemaVersion) {
     // Version 0 is a new file; later schema versions add their migrations here, in order.
@@ -212,13 +296,18 @@ IngestStats Store::ingest(std::span<const RunRow> rows) {
   try {
     const size_t before = count();
     size_t written = 0;
+    std::vector<Value> cells(fields.size());  // alive until the next reset: bound SQLITE_STATIC
     for (const auto& row : rows) {
       if (row.run_id.empty()) fail("{}: a run without a run id cannot be stored", row.source_path);
       upsert.reset();
       int index = 1;
-      for (const auto* f : fields) upsert.bind(index++, f->get(row));
-      upsert.bind_text(index++, versions_json(row));
-      upsert.bind_text(index, row_hash(row));
+      for (size_t i = 0; i < fields.size(); ++i) {
+        cells[i] = fields[i]->get(row);
+        upsert.bind(index++, cells[i], SQLITE_STATIC);
+      }
+      const std::string versions = versions_json(row);
+      upsert.bind_text(index++, versions);
+      upsert.bind_text(index, row_hash_with(row, versions));
       if (sqlite3_step(upsert.get()) != SQLITE_DONE) {
         fail("{}: cannot store run '{}': {}", path_.string(), row.run_id, sqlite3_errmsg(db_));
       }
@@ -242,6 +331,7 @@ std::vector<RunRow> Store::runs() const {
   for (const auto* f : fields) names += std::string(f->name) + ",";
   Statement st(db_, fmt::format("SELECT {}versions FROM runs ORDER BY rowid", names), path_);
   std::vector<RunRow> out;
+  out.reserve(count());  // a RunRow is ~1 KB: regrowth would move every one
   int rc;
   while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
     RunRow row;
@@ -255,9 +345,12 @@ std::vector<RunRow> Store::runs() const {
         case SQLITE_FLOAT:
           v = sqlite3_column_double(st.get(), col);
           break;
-        case SQLITE_TEXT:
-          v = std::string(reinterpret_cast<const char*>(sqlite3_column_text(st.get(), col)));
+        case SQLITE_TEXT: {
+          // By length, not up to the first NUL: a JSON string may hold "\u0000".
+          const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), col));
+          v = std::string(text, static_cast<size_t>(sqlite3_column_bytes(st.get(), col)));
           break;
+        }
         default:
           break;
       }
@@ -266,7 +359,12 @@ std::vector<RunRow> Store::runs() const {
     }
     const auto* versions = reinterpret_cast<const char*>(sqlite3_column_text(st.get(), col));
     if (versions) {
-      row.versions = nlohmann::json::parse(versions).get<std::map<std::string, std::string>>();
+      const std::string_view text(versions,
+                                  static_cast<size_t>(sqlite3_column_bytes(st.get(), col)));
+      if (!read_versions(text, row.versions)) {
+        fail("{}: run '{}': the stored version stack is not a JSON object of strings",
+             path_.string(), row.run_id);
+      }
     }
     out.push_back(std::move(row));
   }

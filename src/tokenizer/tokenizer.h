@@ -29,6 +29,8 @@ namespace ec::tok {
 inline constexpr std::size_t kMaxTokenizerFileBytes = std::size_t{128} << 20;  // Qwen3's: 11 MiB
 inline constexpr int kMaxVocabSize = 1 << 20;                                  // Qwen: 151,669
 inline constexpr std::size_t kMaxTextBytes = std::size_t{16} << 20;            // per encode() call
+// tokenizer_config.json beside tokenizer.json: a few KB, up to ~100 KB with a chat template.
+inline constexpr std::size_t kMaxTokenizerConfigBytes = std::size_t{16} << 20;
 
 class Tokenizer {
  public:

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# What CI runs beyond `make test`: (1) the whole test suite built with AddressSanitizer +
+# UndefinedBehaviorSanitizer (CMake preset `debug`, CUDA off) under ctest with the leak checker on,
+# then (2) every libFuzzer target (scripts/fuzz.sh) for FUZZ_SECONDS each. Prints the time of each
+# phase; exits 1 when a test or a fuzzer failed.
+#   scripts/ci-hardening.sh                  # FUZZ_SECONDS=20
+#   FUZZ_SECONDS=60 scripts/ci-hardening.sh
+#   EC_HARDENING_SKIP=fuzz scripts/ci-hardening.sh   # or =asan: one phase only
+# Environment: EC_ASAN_BUILD (default build/debug, the preset's folder), EC_JOBS (build and ctest
+# parallelism, default nproc), FUZZ_SECONDS (default 20), and scripts/fuzz.sh's EC_FUZZ_* settings.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+fuzz_seconds="${FUZZ_SECONDS:-20}"
+jobs="${EC_JOBS:-$(nproc)}"
+build="${EC_ASAN_BUILD:-$root/build/debug}"
+skip="${EC_HARDENING_SKIP:-}"
+failed=()
+start=$SECONDS
+phase_times=()
+
+phase() {  # phase NAME START: records how long the phase NAME took
+  phase_times+=("$(printf '%-28s %5d s' "$1" $((SECONDS - $2)))")
+}
+
+if [[ "$skip" != asan ]]; then
+  t=$SECONDS
+  scripts/fetch-fixtures.sh >/dev/null
+  # The `debug` preset: Debug, EC_SANITIZE=ON (-fsanitize=address,undefined
+  # -fno-sanitize-recover=all on every project target), EC_CUDA=OFF.
+  cmake --preset debug -B "$build" >/dev/null
+  cmake --build "$build" -j "$jobs" >/dev/null ||
+    { cmake --build "$build" -j 1 2>&1 | tail -40; echo "ci-hardening: the ASan build failed" >&2; exit 1; }
+  phase "asan+ubsan build" "$t"
+  t=$SECONDS
+  # detect_leaks: LeakSanitizer runs at exit of every test binary and of every `ecocompute` the
+  # CLI tests start. halt_on_error/abort: the first report fails the test that caused it.
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  if ! ctest --test-dir "$build" -j "$jobs" --output-on-failure --no-tests=error --timeout 1800; then
+    failed+=("asan+ubsan test suite")
+  fi
+  unset ASAN_OPTIONS UBSAN_OPTIONS
+  phase "asan+ubsan ctest" "$t"
+fi
+
+if [[ "$skip" != fuzz ]]; then
+  t=$SECONDS
+  # scripts/fuzz.sh builds the clang fuzzers on first use (build/fuzz) and runs each target.
+  if ! EC_FUZZ_JOBS="$jobs" scripts/fuzz.sh "$fuzz_seconds"; then
+    failed+=("fuzzers")
+  fi
+  phase "fuzzers (${fuzz_seconds} s each)" "$t"
+fi
+
+echo
+echo "ci-hardening: time per phase"
+for line in "${phase_times[@]}"; do echo "  $line"; done
+echo "  total                        $((SECONDS - start)) s"
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "ci-hardening: FAILED: ${failed[*]}" >&2
+  exit 1
+fi
+echo "ci-hardening: ok"
