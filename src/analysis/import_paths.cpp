@@ -16,35 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The whole file in one read of its size: reports are ~1–10 KB, and for 100,000 of them an
-// ifstream + stringstream costs more than parsing. Errors go through read_file for its message.
-// A file above `limit` is refused from its size, before a byte is read.
-std::string read_small_file(const fs::path& path, size_t limit, std::string_view what) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return read_file(path);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return read_file(path);
-  }
-  if (static_cast<uint64_t>(st.st_size) > limit) {
-    ::close(fd);
-    fail("{}: {} bytes, more than the limit of {} bytes for a {}", path.string(), st.st_size, limit,
-         what);
-  }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  if (got != text.size()) return read_file(path);  // changed under us, or a read error
-  return text;
-}
-
 // The order std::sort(paths) gives (component by component), from one string comparison per
 // pair: with every '/' made '\0', which sorts below any byte of a name, the strings order as their
 // components do. path::compare walks the components and costs more than parsing a report.
@@ -72,8 +43,8 @@ void import_file(const fs::path& file, const ImportOptions& options, ImportResul
   try {
     // parse() and import_report() check the limits too, but only after reading it all.
     const bool csv = file.extension() == ".csv";
-    const std::string text = read_small_file(file, csv ? kMaxCsvBytes : kMaxReportBytes,
-                                             csv ? "CSV file" : "energy.json report");
+    const std::string text = read_file_at_most(file, csv ? kMaxCsvBytes : kMaxReportBytes,
+                                               csv ? "CSV file" : "energy.json report");
     std::vector<store::RunRow> rows;
     if (file.extension() == ".csv") {
       const CsvTable table = CsvTable::parse(text, file);

@@ -164,7 +164,7 @@ report::DecodeRun measure_decode(engine::Engine& engine, std::span<const int32_t
 report::Corpus corpus_of(const RunOptions& options, std::string& text) {
   report::Corpus corpus;
   if (options.quality_text) {
-    text = read_file_at_most(*options.quality_text, tok::kMaxTextBytes, "a quality-probe text");
+    text = read_file_at_most(*options.quality_text, tok::kMaxTextBytes, "quality-probe text");
     EC_CHECK(!text.empty(), "{}: the quality text is empty", options.quality_text->string());
     corpus.name = options.quality_text->filename().string();
   } else {

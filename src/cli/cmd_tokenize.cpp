@@ -46,7 +46,7 @@ void add_tokenize_command(CLI::App& app) {
     std::string input =
         flags->text_file.empty()
             ? flags->text
-            : read_file_at_most(flags->text_file, tok::kMaxTextBytes, "a text to tokenize");
+            : read_file_at_most(flags->text_file, tok::kMaxTextBytes, "text to tokenize");
     tok::Tokenizer tokenizer = flags->tokenizer == "bytes" ? tok::Tokenizer::bytes()
                                                            : tok::Tokenizer::load(flags->tokenizer);
     if (flags->decode) {

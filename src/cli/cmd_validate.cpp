@@ -30,7 +30,7 @@ FileVerdict check_file(const std::string& file, bool original) {
   FileVerdict verdict{file, false, {}, {}};
   nlohmann::json report;
   try {
-    report = nlohmann::json::parse(read_file_at_most(file, analysis::kMaxReportBytes, "a report"));
+    report = nlohmann::json::parse(read_file_at_most(file, analysis::kMaxReportBytes, "report"));
   } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number beyond double
     verdict.failures.push_back(fmt::format("{}: not valid JSON: {}", file, e.what()));
     return verdict;

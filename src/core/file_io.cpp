@@ -1,6 +1,11 @@
 // Whole-file reads and crash-safe writes.
 #include "core/file_io.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <memory>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -25,15 +30,37 @@ std::string read_file(const std::filesystem::path& path) {
 
 std::string read_file_at_most(const std::filesystem::path& path, std::size_t max_bytes,
                               std::string_view what) {
-  std::error_code error;
-  if (std::filesystem::is_regular_file(path, error)) {
-    const auto size = std::filesystem::file_size(path, error);
-    if (!error && size > max_bytes) {
-      fail("{}: {} bytes, more than the limit of {} bytes for {}", path.string(), size, max_bytes,
+  // A regular file: refused from its size on disk before anything is allocated, then read in one
+  // call of that size (much cheaper than a stringstream for the 100,000 small reports of an
+  // ingest). Anything else (a pipe): read in blocks, refused as soon as it passes the limit.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
+  if (!file) return read_file(path);  // names the path and the OS reason
+  struct stat st {};
+  if (::fstat(::fileno(file.get()), &st) == 0 && S_ISREG(st.st_mode)) {
+    const auto size = static_cast<std::uintmax_t>(st.st_size);
+    if (size > max_bytes) {
+      fail("{}: {} bytes, more than the limit of {} bytes for a {}", path.string(), size, max_bytes,
            what);
     }
+    std::string text(static_cast<std::size_t>(size), '\0');
+    if (std::fread(text.data(), 1, text.size(), file.get()) == text.size() &&
+        std::fgetc(file.get()) == EOF) {
+      return text;
+    }
+    std::rewind(file.get());  // it changed under us: fall through to the bounded block read
   }
-  return read_file(path);
+  std::string text;
+  char buffer[1 << 16];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) {
+    text.append(buffer, got);
+    if (text.size() > max_bytes) {
+      fail("{}: more than the limit of {} bytes for a {}", path.string(), max_bytes, what);
+    }
+  }
+  if (std::ferror(file.get())) fail("{}: read error", path.string());
+  return text;
 }
 
 namespace {

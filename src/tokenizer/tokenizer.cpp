@@ -50,32 +50,6 @@ struct Tokenizer::Impl {
 
 namespace {
 
-// One read into a buffer of the file's size: ten times faster than a stringstream for 11 MB. A
-// file above `limit` is refused from its size on disk, or (a pipe) as soon as the read passes it.
-std::string read_whole_file(const std::filesystem::path& path, std::size_t limit,
-                            std::string_view what) {
-  std::error_code error;
-  const auto size = std::filesystem::file_size(path, error);
-  if (!error && size > limit) {
-    ec::fail("{}: {} bytes, more than the limit of {} bytes for a {}", path.string(), size, limit,
-             what);
-  }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) return read_file(path);  // names the path and the OS reason
-  std::string text;
-  char buffer[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) {
-    text.append(buffer, got);
-    if (text.size() > limit) {
-      ec::fail("{}: more than the limit of {} bytes for a {}", path.string(), limit, what);
-    }
-  }
-  if (std::ferror(file.get())) ec::fail("{}: read error", path.string());
-  return text;
-}
-
 std::vector<AddedToken> parse_added_tokens(const nlohmann::json& root, const JsonWhere& where) {
   std::vector<AddedToken> tokens;
   const auto it = root.find("added_tokens");
@@ -118,7 +92,7 @@ void read_config(const std::filesystem::path& path, Tokenizer::Impl& impl) {
   nlohmann::json config;
   try {
     config = nlohmann::json::parse(
-        read_whole_file(path, kMaxTokenizerConfigBytes, "tokenizer_config.json"));
+        read_file_at_most(path, kMaxTokenizerConfigBytes, "tokenizer_config.json"));
   } catch (const nlohmann::json::exception& e) {
     where.fail(fmt::format("not valid JSON ({})", e.what()));
   }
@@ -140,7 +114,7 @@ void read_config(const std::filesystem::path& path, Tokenizer::Impl& impl) {
 Tokenizer Tokenizer::load(const std::filesystem::path& tokenizer_json) {
   const std::string file = tokenizer_json.string();
   const std::string text =
-      read_whole_file(tokenizer_json, kMaxTokenizerFileBytes, "tokenizer file");
+      read_file_at_most(tokenizer_json, kMaxTokenizerFileBytes, "tokenizer file");
   TokenizerJson parsed = read_tokenizer_json(text, file);
   const nlohmann::json& root = parsed.root;
   const JsonWhere top(file, "");
