@@ -6,7 +6,7 @@ OUT ?= out
 RUN_ARGS ?=
 
 
-.PHONY: all deps fixtures configure build run test test-debug static format format-check clean fuzz
+.PHONY: all deps fixtures configure build run test test-debug hardening static format format-check clean fuzz
 
 all: build
 
@@ -35,6 +35,10 @@ test: build fixtures
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-debug:
 	@$(MAKE) --no-print-directory test PRESET=debug
+
+# What CI adds to `make test`: the suite under ASan+UBSan (clang) and every fuzzer for FUZZ_SECONDS.
+hardening: deps
+	@FUZZ_SECONDS=$(or $(CI_FUZZ_SECONDS),30) scripts/ci-hardening.sh
 
 # A binary for the GPU machine (see docs/gpu-machine.md).
 static:

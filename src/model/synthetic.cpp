@@ -115,7 +115,7 @@ void fill_rows(const Job& j, DType dtype, int64_t row_begin, int64_t row_end) {
 
 class Builder {
  public:
-  Builder(const ModelConfig& c, uint64_t seed, DType dtype) : c_(c), seed_(seed), dtype_(dtype) {}
+  Builder(uint64_t seed, DType dtype) : seed_(seed), dtype_(dtype) {}
 
   uint64_t key(std::string_view name) const { return splitmix64(seed_ ^ fnv1a(name)); }
 
@@ -198,7 +198,6 @@ class Builder {
   }
 
  private:
-  const ModelConfig& c_;
   uint64_t seed_;
   DType dtype_;
   std::vector<Job> jobs_;
@@ -217,7 +216,7 @@ std::shared_ptr<const ModelWeights> make_synthetic_weights(const ModelConfig& c,
 
   auto w = std::make_shared<ModelWeights>();
   w->config = c;
-  Builder b(c, seed, dtype);
+  Builder b(seed, dtype);
   const int64_t h = c.hidden_size, inter = c.intermediate_size, v = c.vocab_size;
   const int64_t q_out = static_cast<int64_t>(c.num_heads) * c.head_dim;
   const int64_t kv_out = static_cast<int64_t>(c.num_kv_heads) * c.head_dim;

@@ -21,7 +21,7 @@ namespace {
 // Statement handle that finalizes itself; errors name the database file and the SQLite reason.
 class Statement {
  public:
-  Statement(sqlite3* db, const std::string& sql, const std::filesystem::path& path) : db_(db) {
+  Statement(sqlite3* db, const std::string& sql, const std::filesystem::path& path) {
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
       fail("{}: cannot prepare SQL: {}", path.string(), sqlite3_errmsg(db));
     }
@@ -51,7 +51,6 @@ class Statement {
   }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };
 

@@ -5,9 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <ctime>
 #include <set>
 
 #include "model/checkpoint.h"
@@ -284,20 +282,13 @@ TEST(SyntheticTest, LogitsAreNeitherUniformNorStuck) {
   }
 }
 
-TEST(SyntheticTest, GeneratesQuickly) {
-  // qwen2-0.5b in FP16 (494M parameters, 0.99 GB): seconds, not minutes, even on 2 shared cores.
-  // CPU time over all threads, so that other processes sharing the cores do not make it flaky.
-  const std::clock_t cpu_start = std::clock();
-  const auto start = std::chrono::steady_clock::now();
+TEST(SyntheticTest, GeneratesEveryTensorOfARealSizedPreset) {
+  // qwen2-0.5b in FP16 (494M parameters, 0.99 GB), the size `make run` uses; how fast this goes
+  // is bench_synthetic's job (bench/model), not a test's.
   auto w = make_synthetic_weights(preset_or_throw("qwen2-0.5b"), 1);
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  const double params = static_cast<double>(w->config.parameter_count());
-  std::printf("qwen2-0.5b synthetic FP16: %.2f s wall, %.2f s CPU (%.1f ns/param CPU)\n", wall, cpu,
-              cpu / params * 1e9);
-  EXPECT_LT(cpu, 30.0);
+  ASSERT_EQ(w->layers.size(), 24u);
   EXPECT_NE(w->layers[23].w_down.at(w->layers[23].w_down.numel() - 1), 0.0f);
+  EXPECT_NE(w->layers[0].wq.at(0), 0.0f);
 }
 
 }  // namespace

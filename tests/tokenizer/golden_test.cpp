@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -125,33 +124,17 @@ TEST(QwenEvalText, Has14137Tokens) {
   EXPECT_EQ(ids.size() - windows, 14123u);
 }
 
-// CPU time of this process in milliseconds: wall time on a shared, loaded machine says little.
-double cpu_ms() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
-// Milliseconds, not seconds: words are cached, the regex is JIT-compiled, and the two big tables
-// of tokenizer.json are streamed rather than built as JSON first.
-TEST(TokenizerSpeed, LoadsAndEncodesTheEvalTextQuickly) {
+// Encoding twice gives the same ids: the second pass runs from the word cache the first filled.
+// How fast load and encode are is bench/tokenizer's job (bench_tokenizer), not a test's.
+TEST(TokenizerCache, WarmEncodeEqualsColdEncode) {
   for (const std::string name : {"qwen3", "llama2"}) {
     const auto path = test::fixture_json(name);
     ASSERT_TRUE(std::filesystem::exists(path)) << "run scripts/fetch-fixtures.sh";
-    const double t0 = cpu_ms();
     const Tokenizer tok = Tokenizer::load(path);
-    const double t1 = cpu_ms();
     const auto cold = tok.encode(embedded::eval_text());
-    const double t2 = cpu_ms();
     const auto warm = tok.encode(embedded::eval_text());
-    const double t3 = cpu_ms();
-    std::printf("%s: load %.0f ms CPU; eval text (%zu tokens) encode %.1f ms cold, %.1f ms warm\n",
-                name.c_str(), t1 - t0, cold.size(), t2 - t1, t3 - t2);
-    EXPECT_EQ(cold, warm);
-    // Loose bounds (several times what an idle machine takes), tight enough to catch a lost cache
-    // or a return to whole-document JSON parsing.
-    EXPECT_LT(t1 - t0, 1500.0) << name;
-    EXPECT_LT(t3 - t2, 250.0) << name;
+    ASSERT_FALSE(cold.empty()) << name;
+    EXPECT_EQ(cold, warm) << name;
   }
 }
 

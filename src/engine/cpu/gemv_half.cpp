@@ -11,6 +11,7 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#include <cpuid.h>
 #endif
 
 #include "core/error.h"
@@ -81,8 +82,16 @@ inline void dot4(const float* __restrict w, int64_t stride, const float* __restr
 
 // Widens one block of a weight row. The AVX2 build uses the F16C instruction for FP16, which is
 // exact, so both builds give bit-identical results.
+// GCC inlines the AVX2 widen through gemv_rows_body into the AVX2-targeted caller; clang refuses
+// to force-inline a target("avx2") function into a body that, on its own, lacks the feature, so
+// with clang widen is a plain inline function (inlined once the body sits in the AVX2 caller).
+#if defined(__clang__)
+#define EC_WIDEN_INLINE inline
+#else
+#define EC_WIDEN_INLINE [[gnu::always_inline]] inline
+#endif
 template <HalfKind K, bool Avx2>
-[[gnu::always_inline]] inline void widen(const uint16_t* src, float* dst, int64_t len);
+EC_WIDEN_INLINE void widen(const uint16_t* src, float* dst, int64_t len);
 
 template <HalfKind K>
 void gemv_rows_generic(const uint16_t* w, int64_t rows, int64_t cols, const float* x, int n_tokens,
@@ -165,7 +174,12 @@ EC_AVX2_TARGET void gemv_rows_avx2(const uint16_t* w, int64_t rows, int64_t cols
 
 bool cpu_has_avx2() {
 #if defined(__x86_64__)
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  // F16C through CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports does not know "f16c".
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+    return f16c && __builtin_cpu_supports("avx2");
+  }();
   return has;
 #else
   return false;
