@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
                tokens, repeats);
     fmt::print("| stage | ms | MB/s | tokens/s |\n|---|---|---|---|\n");
     fmt::print("| load | {:.1f} | | |\n", median(load_ms));
-    for (const auto& [name, ms] : {std::pair{"encode cold", median(cold_ms)},
-                                   std::pair{"encode warm", median(warm_ms)}}) {
+    for (const auto& [name, ms] :
+         {std::pair{"encode cold", median(cold_ms)}, std::pair{"encode warm", median(warm_ms)}}) {
       fmt::print("| {} | {:.1f} | {:.1f} | {:.0f} |\n", name, ms, mb / (ms / 1e3),
                  static_cast<double>(tokens) / (ms / 1e3));
     }
