@@ -24,31 +24,60 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
-// DPL consecutive fp16 values at p (2·DPL-byte aligned: head_dim % DPL == 0), widened.
+// DPL consecutive fp16 values as loaded (2·DPL bytes: head_dim % DPL == 0 keeps them aligned).
+// Rows are kept raw between the load and their use so that several positions can be in flight
+// in few registers.
 template <int DPL>
-__device__ __forceinline__ void load_row(const uint16_t* p, float (&out)[DPL]) {
+struct RawRow;
+template <>
+struct RawRow<1> {
+  using type = uint16_t;
+};
+template <>
+struct RawRow<2> {
+  using type = uint32_t;
+};
+template <>
+struct RawRow<4> {
+  using type = uint2;
+};
+template <>
+struct RawRow<8> {
+  using type = uint4;
+};
+
+template <int DPL>
+__device__ __forceinline__ typename RawRow<DPL>::type load_raw(const uint16_t* p) {
+  return *reinterpret_cast<const typename RawRow<DPL>::type*>(p);
+}
+
+__device__ __forceinline__ void widen2(uint32_t bits, float* out) {
+  const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&bits));
+  out[0] = f.x;
+  out[1] = f.y;
+}
+
+template <int DPL>
+__device__ __forceinline__ void widen_row(typename RawRow<DPL>::type r, float (&out)[DPL]) {
   if constexpr (DPL == 1) {
-    out[0] = __half2float(__ushort_as_half(*p));
+    out[0] = __half2float(__ushort_as_half(r));
   } else if constexpr (DPL == 2) {
-    const float2 f = __half22float2(*reinterpret_cast<const __half2*>(p));
-    out[0] = f.x;
-    out[1] = f.y;
+    widen2(r, out);
   } else if constexpr (DPL == 4) {
-    const uint2 u = *reinterpret_cast<const uint2*>(p);
-    const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&u.x));
-    const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&u.y));
-    out[0] = a.x, out[1] = a.y, out[2] = b.x, out[3] = b.y;
+    widen2(r.x, out);
+    widen2(r.y, out + 2);
   } else {
-    const uint4 u = *reinterpret_cast<const uint4*>(p);
-    const uint32_t w[4] = {u.x, u.y, u.z, u.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
-      out[2 * i] = f.x;
-      out[2 * i + 1] = f.y;
-    }
+    widen2(r.x, out);
+    widen2(r.y, out + 2);
+    widen2(r.z, out + 4);
+    widen2(r.w, out + 6);
   }
 }
+
+// Positions a warp loads at once before scoring them: one memory latency per batch instead of one
+// per position (a decode slice gives each warp only a handful of positions).
+template <int DPL>
+constexpr int kAheadFor = DPL == 8 ? 2 : 4;
 
 template <int DPL>  // lane owns head dims [lane·DPL, lane·DPL + DPL); head_dim ≤ 32·DPL
 __global__ void __launch_bounds__(kWarpsFor<DPL> * 32) attention_kernel(AttentionArgs a) {
@@ -59,6 +88,8 @@ __global__ void __launch_bounds__(kWarpsFor<DPL> * 32) attention_kernel(Attentio
   __shared__ float s_m[kWarps][G];
   __shared__ float s_l[kWarps][G];
   __shared__ float s_scale[kWarps][G];
+  __shared__ float s_split_m[G][kAttentionMaxSplits];  // last block: per slice max, then factor
+  __shared__ float s_split_l[G][kAttentionMaxSplits];
   __shared__ bool is_last;
 
   const int kvh = blockIdx.x, split = blockIdx.y, t = blockIdx.z;
@@ -86,35 +117,44 @@ __global__ void __launch_bounds__(kWarpsFor<DPL> * 32) attention_kernel(Attentio
     }
   }
   const int64_t base = static_cast<int64_t>(kvh) * a.capacity * D + lane * DPL;
-  // Keys/values of the next position are loaded while this one is scored (latency hiding).
-  float kn[DPL] = {}, vn[DPL] = {};
-  int p = p0 + warp;
-  if (p < p1 && active) {
-    load_row<DPL>(a.k_cache + base + static_cast<int64_t>(p) * D, kn);
-    load_row<DPL>(a.v_cache + base + static_cast<int64_t>(p) * D, vn);
-  }
-  for (; p < p1; p += kWarps) {
-    float k[DPL], v[DPL];
+  // The keys/values of kAhead positions (p, p + kWarps, ...) are loaded together, then scored in
+  // order: the online softmax sees positions in the same order as with one at a time.
+  constexpr int kAhead = kAheadFor<DPL>;
+  using Raw = typename RawRow<DPL>::type;
+  for (int pb = p0 + warp; pb < p1; pb += kWarps * kAhead) {
+    Raw kr[kAhead], vr[kAhead];
 #pragma unroll
-    for (int i = 0; i < DPL; ++i) k[i] = kn[i], v[i] = vn[i];
-    if (p + kWarps < p1 && active) {
-      load_row<DPL>(a.k_cache + base + static_cast<int64_t>(p + kWarps) * D, kn);
-      load_row<DPL>(a.v_cache + base + static_cast<int64_t>(p + kWarps) * D, vn);
+    for (int j = 0; j < kAhead; ++j) {
+      const int p = pb + j * kWarps;
+      if (p < p1 && active) {
+        kr[j] = load_raw<DPL>(a.k_cache + base + static_cast<int64_t>(p) * D);
+        vr[j] = load_raw<DPL>(a.v_cache + base + static_cast<int64_t>(p) * D);
+      } else {
+        kr[j] = Raw{};
+        vr[j] = Raw{};
+      }
     }
 #pragma unroll
-    for (int g = 0; g < G; ++g) {
-      if (g < group) {
-        float s = 0.0f;
+    for (int j = 0; j < kAhead; ++j) {
+      if (pb + j * kWarps >= p1) break;  // warp-uniform
+      float k[DPL], v[DPL];
+      widen_row<DPL>(kr[j], k);
+      widen_row<DPL>(vr[j], v);
 #pragma unroll
-        for (int i = 0; i < DPL; ++i) s = fmaf(q[g][i], k[i], s);
-        s = warp_sum(s) * a.scale;
-        const float m_new = fmaxf(m[g], s);
-        const float corr = expf(m[g] - m_new);
-        const float e = expf(s - m_new);
-        l[g] = l[g] * corr + e;
+      for (int g = 0; g < G; ++g) {
+        if (g < group) {
+          float s = 0.0f;
 #pragma unroll
-        for (int i = 0; i < DPL; ++i) acc[g][i] = acc[g][i] * corr + e * v[i];
-        m[g] = m_new;
+          for (int i = 0; i < DPL; ++i) s = fmaf(q[g][i], k[i], s);
+          s = warp_sum(s) * a.scale;
+          const float m_new = fmaxf(m[g], s);
+          const float corr = expf(m[g] - m_new);
+          const float e = expf(s - m_new);
+          l[g] = l[g] * corr + e;
+#pragma unroll
+          for (int i = 0; i < DPL; ++i) acc[g][i] = acc[g][i] * corr + e * v[i];
+          m[g] = m_new;
+        }
       }
     }
   }
@@ -186,22 +226,41 @@ __global__ void __launch_bounds__(kWarpsFor<DPL> * 32) attention_kernel(Attentio
   __syncthreads();
   if (!is_last) return;
 
+  // Each slice's (max, sum) once into shared memory, in parallel, then the per-head rescale
+  // factors; the weighted values are then read with many loads in flight per thread. (One thread
+  // walking the slices for every output, two dependent L2 round trips per slice, made the merge
+  // the slowest part of a short-context decode step.)
+  for (int i = threadIdx.x; i < group * a.splits; i += kThreads) {
+    const int g = i / a.splits, sp = i % a.splits;
+    const float* part =
+        a.partial +
+        ((static_cast<int64_t>(t) * a.n_heads + kvh * group + g) * a.splits + sp) * stride;
+    s_split_m[g][sp] = __ldcg(part + D);
+    s_split_l[g][sp] = __ldcg(part + D + 1);
+  }
+  __syncthreads();
+  if (threadIdx.x < group) {
+    const int g = threadIdx.x;
+    float mx = -INFINITY;
+    for (int sp = 0; sp < a.splits; ++sp) mx = fmaxf(mx, s_split_m[g][sp]);
+    float sum = 0.0f;
+    for (int sp = 0; sp < a.splits; ++sp) {
+      const float ms = s_split_m[g][sp];
+      const float f = ms == -INFINITY ? 0.0f : expf(ms - mx);
+      s_split_m[g][sp] = f;  // from here on: the slice's rescale factor
+      sum += s_split_l[g][sp] * f;
+    }
+    s_l[0][g] = sum;
+  }
+  __syncthreads();
   for (int i = threadIdx.x; i < group * D; i += kThreads) {
     const int g = i / D, d = i % D;
     const int h = kvh * group + g;
     const float* part0 = a.partial + (static_cast<int64_t>(t) * a.n_heads + h) * a.splits * stride;
-    float mx = -INFINITY;
-#pragma unroll 4
-    for (int s = 0; s < a.splits; ++s) mx = fmaxf(mx, __ldcg(part0 + s * stride + D));
-    float sum = 0.0f, val = 0.0f;
-#pragma unroll 4
-    for (int s = 0; s < a.splits; ++s) {
-      const float ms = __ldcg(part0 + s * stride + D);
-      const float f = ms == -INFINITY ? 0.0f : expf(ms - mx);
-      sum += __ldcg(part0 + s * stride + D + 1) * f;
-      val += __ldcg(part0 + s * stride + d) * f;
-    }
-    a.out[static_cast<int64_t>(t) * a.n_heads * D + h * D + d] = val / sum;
+    float val = 0.0f;
+#pragma unroll 8
+    for (int sp = 0; sp < a.splits; ++sp) val += __ldcg(part0 + sp * stride + d) * s_split_m[g][sp];
+    a.out[static_cast<int64_t>(t) * a.n_heads * D + h * D + d] = val / s_l[0][g];
   }
 }
 
@@ -216,7 +275,7 @@ int attention_splits(int n_tokens, int kv_heads, int max_length) {
   // large GPU about two blocks per SM.
   const int pairs = n_tokens * kv_heads > 0 ? n_tokens * kv_heads : 1;
   int splits = (max_length + 63) / 64;
-  splits = splits > 32 ? 32 : splits;
+  splits = splits > kAttentionMaxSplits ? kAttentionMaxSplits : splits;
   const int fill = (264 + pairs - 1) / pairs;
   splits = splits > fill ? fill : splits;
   return splits < 1 ? 1 : splits;
@@ -227,10 +286,11 @@ void attention(const AttentionArgs& a, cudaStream_t stream) {
   const int dpl = a.head_dim <= 32 ? 1 : a.head_dim <= 64 ? 2 : a.head_dim <= 128 ? 4 : 8;
   if (a.head_dim <= 0 || a.head_dim > kAttentionMaxHeadDim || a.head_dim % dpl != 0 ||
       a.kv_heads <= 0 || a.n_heads % a.kv_heads != 0 ||
-      a.n_heads / a.kv_heads > kAttentionMaxGroup || a.splits < 1) {
+      a.n_heads / a.kv_heads > kAttentionMaxGroup || a.splits < 1 ||
+      a.splits > kAttentionMaxSplits) {
     cuda_invalid(
         "attention: needs head_dim in [1, 256] and a multiple of its per-lane width, n_heads a "
-        "multiple of kv_heads with at most 8 query heads per KV head, and splits >= 1");
+        "multiple of kv_heads with at most 8 query heads per KV head, and splits in [1, 32]");
   }
   const dim3 grid(static_cast<unsigned>(a.kv_heads), static_cast<unsigned>(a.splits),
                   static_cast<unsigned>(a.n_tokens));

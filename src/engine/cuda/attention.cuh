@@ -11,6 +11,7 @@ namespace ec::engine::cuda {
 
 inline constexpr int kAttentionMaxGroup = 8;  // query heads per KV head
 inline constexpr int kAttentionMaxHeadDim = 256;
+inline constexpr int kAttentionMaxSplits = 32;  // slices of the KV length per (token, KV head)
 
 struct AttentionArgs {
   const float* q = nullptr;  // [n_tokens, q_stride]; head h at h · head_dim (rotated)
@@ -35,7 +36,8 @@ size_t attention_partial_floats(int n_tokens, int n_heads, int head_dim, int spl
 // Splits of the KV length that fill the GPU for this many (token, KV head) pairs.
 int attention_splits(int n_tokens, int kv_heads, int max_length);
 
-// Checks head_dim ≤ 256 and n_heads/kv_heads ≤ 8 (ec::Error otherwise), then launches.
+// Checks head_dim ≤ 256, n_heads/kv_heads ≤ 8 and 1 ≤ splits ≤ 32 (ec::Error otherwise), then
+// launches.
 void attention(const AttentionArgs& args, cudaStream_t stream);
 
 }  // namespace ec::engine::cuda
