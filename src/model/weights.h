@@ -25,7 +25,12 @@ struct Tensor {
 
   int64_t numel() const;
   int64_t rows() const { return shape.empty() ? 1 : shape.front(); }
-  int64_t cols() const { return shape.empty() ? 1 : numel() / rows(); }
+  // The product of the dimensions after the first: 5 for [0, 5] (numel / rows would divide by 0).
+  int64_t cols() const {
+    int64_t c = 1;
+    for (size_t i = 1; i < shape.size(); ++i) c *= shape[i];
+    return c;
+  }
   // Element i converted to float (f32/f16/bf16 only); for tests and slow paths.
   float at(int64_t i) const;
 };

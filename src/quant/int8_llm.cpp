@@ -17,6 +17,10 @@ Int8Activations quantize_activations_llm_int8(std::span<const float> x, int64_t 
                                               float threshold, std::string_view name) {
   EC_CHECK(shape_has_count(rows, cols, x.size()), "tensor '{}': {} values given for shape [{}, {}]",
            name, x.size(), rows, cols);
+  EC_CHECK(cols <= kLlmInt8MaxFeatures,
+           "tensor '{}': {} input features; LLM.int8() sums int8 products in int32, which holds at "
+           "most {} features",
+           name, cols, kLlmInt8MaxFeatures);
   EC_CHECK(std::isfinite(threshold) && threshold >= 0.0f,
            "tensor '{}': LLM.int8() threshold must be finite and >= 0, got {}", name, threshold);
   require_finite(x, cols, name);

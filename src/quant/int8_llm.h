@@ -15,6 +15,10 @@ namespace ec::quant {
 inline constexpr float kLlmInt8Threshold = 6.0f;
 // bnb's kdequant_mm_int32_fp16 constant, written as 1/(127·127) there.
 inline constexpr float kMmDequantConst = 6.200012e-05f;
+// The most input features an int8 x int8 -> int32 dot product can sum without overflow: every
+// product is at most 127² = 16,129 in magnitude, and 133,144 · 16,129 ≤ 2³¹ − 1 < 133,145 · 16,129.
+// bitsandbytes accumulates in int32 as well; wider layers are refused rather than wrapped.
+inline constexpr int64_t kLlmInt8MaxFeatures = 133144;
 
 // The activations X [rows, cols] as bnb's int8_vectorwise_quant returns them.
 struct Int8Activations {

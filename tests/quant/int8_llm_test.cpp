@@ -187,5 +187,22 @@ TEST(Int8LlmMatmul, BiasSizeIsChecked) {
                Error);
 }
 
+// The int32 sum of int8 products: 133,144 features of ±127 · ±127 reach 2,147,479,576 (fits);
+// one more could wrap, so it is refused with the tensor's name.
+TEST(Int8LlmActivations, FeaturesUpToTheInt32SumLimitAreAcceptedAndOneMoreIsRefused) {
+  std::vector<float> x(static_cast<size_t>(kLlmInt8MaxFeatures) + 1, 0.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = (i % 2 == 0) ? 1.0f : -1.0f;
+  const std::span<const float> at(x.data(), static_cast<size_t>(kLlmInt8MaxFeatures));
+  const Int8Activations a = quantize_activations_llm_int8(at, 1, kLlmInt8MaxFeatures, 6.0f, "x");
+  EXPECT_EQ(a.codes.size(), static_cast<size_t>(kLlmInt8MaxFeatures));
+  EXPECT_EQ(a.codes[0], 127);
+  EXPECT_EQ(a.codes[1], -127);
+  EXPECT_THAT([&] { quantize_activations_llm_int8(x, 1, kLlmInt8MaxFeatures + 1, 6.0f, "wide"); },
+              ::testing::ThrowsMessage<Error>(AllOf(
+                  HasSubstr("wide"), HasSubstr("133145 input features"), HasSubstr("133144"))));
+  EXPECT_LE(kLlmInt8MaxFeatures * 127 * 127, int64_t{2147483647});
+  EXPECT_GT((kLlmInt8MaxFeatures + 1) * 127 * 127, int64_t{2147483647});
+}
+
 }  // namespace
 }  // namespace ec::quant

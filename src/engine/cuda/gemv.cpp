@@ -9,6 +9,7 @@
 #include "engine/cuda/gemv_int8_llm.cuh"
 #include "engine/cuda/gemv_int8_wo.cuh"
 #include "engine/cuda/gemv_nf4.cuh"
+#include "quant/int8_llm.h"
 
 namespace ec::engine::cuda {
 namespace {
@@ -39,6 +40,9 @@ void check_args(const GemvArgs& a) {
       "gemv {}: {} input features is not a positive multiple of {} (the kernel's vector width)",
       name, a.cols, vector_width(a.format));
   EC_CHECK(a.x != nullptr && a.y != nullptr, "gemv {}: x and y must be device pointers", name);
+  EC_CHECK(a.format != GemvFormat::int8_llm || a.cols <= quant::kLlmInt8MaxFeatures,
+           "gemv int8-llm: {} input features; the int32 sum of int8 products holds at most {}",
+           a.cols, quant::kLlmInt8MaxFeatures);
   EC_CHECK(!a.swiglu || (a.n_seg == 2 && a.seg[0].rows == a.seg[1].rows),
            "gemv {}: swiglu needs two segments (gate, up) of equal rows", name);
   EC_CHECK(!a.swiglu || a.residual == nullptr, "gemv {}: swiglu takes no residual", name);
