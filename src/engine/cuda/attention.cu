@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "engine/cuda/attention.cuh"
 #include "engine/cuda/cuda_check.cuh"
@@ -28,27 +29,13 @@ __device__ __forceinline__ float warp_sum(float v) {
 // Rows are kept raw between the load and their use so that several positions can be in flight
 // in few registers.
 template <int DPL>
-struct RawRow;
-template <>
-struct RawRow<1> {
-  using type = uint16_t;
-};
-template <>
-struct RawRow<2> {
-  using type = uint32_t;
-};
-template <>
-struct RawRow<4> {
-  using type = uint2;
-};
-template <>
-struct RawRow<8> {
-  using type = uint4;
-};
+using RawRow = std::conditional_t<
+    DPL == 1, uint16_t,
+    std::conditional_t<DPL == 2, uint32_t, std::conditional_t<DPL == 4, uint2, uint4>>>;
 
 template <int DPL>
-__device__ __forceinline__ typename RawRow<DPL>::type load_raw(const uint16_t* p) {
-  return *reinterpret_cast<const typename RawRow<DPL>::type*>(p);
+__device__ __forceinline__ RawRow<DPL> load_raw(const uint16_t* p) {
+  return *reinterpret_cast<const RawRow<DPL>*>(p);
 }
 
 __device__ __forceinline__ void widen2(uint32_t bits, float* out) {
@@ -58,7 +45,7 @@ __device__ __forceinline__ void widen2(uint32_t bits, float* out) {
 }
 
 template <int DPL>
-__device__ __forceinline__ void widen_row(typename RawRow<DPL>::type r, float (&out)[DPL]) {
+__device__ __forceinline__ void widen_row(RawRow<DPL> r, float (&out)[DPL]) {
   if constexpr (DPL == 1) {
     out[0] = __half2float(__ushort_as_half(r));
   } else if constexpr (DPL == 2) {
@@ -120,7 +107,7 @@ __global__ void __launch_bounds__(kWarpsFor<DPL> * 32) attention_kernel(Attentio
   // The keys/values of kAhead positions (p, p + kWarps, ...) are loaded together, then scored in
   // order: the online softmax sees positions in the same order as with one at a time.
   constexpr int kAhead = kAheadFor<DPL>;
-  using Raw = typename RawRow<DPL>::type;
+  using Raw = RawRow<DPL>;
   for (int pb = p0 + warp; pb < p1; pb += kWarps * kAhead) {
     Raw kr[kAhead], vr[kAhead];
 #pragma unroll
