@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/utf8.h"
 
 namespace ec::analysis {
 namespace {
@@ -15,43 +16,6 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-// Offset of the first byte that does not start a well-formed UTF-8 sequence (no overlongs, no
-// surrogates, nothing above U+10FFFF), or npos. Every printer and the JSON outputs need UTF-8.
-size_t invalid_utf8_at(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const size_t n = s.size();
-  size_t i = 0;
-  while (i < n) {
-    const unsigned char c = p[i];
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t len = 0;
-    unsigned char lo = 0x80;
-    unsigned char hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;  // overlong
-      if (c == 0xED) hi = 0x9F;  // surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;  // overlong
-      if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
-    } else {
-      return i;
-    }
-    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
-    for (size_t k = 2; k < len; ++k) {
-      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
-    }
-    i += len;
-  }
-  return std::string_view::npos;
 }
 
 }  // namespace
@@ -64,7 +28,9 @@ CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& pat
   CsvTable table;
   table.path_ = path;
   if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
-  if (const size_t bad = invalid_utf8_at(text); bad != std::string_view::npos) {
+  // Every printer and the JSON outputs need UTF-8.
+  if (const auto invalid = find_invalid_utf8(text)) {
+    const size_t bad = *invalid;
     const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
     const size_t column = bad - (text.rfind('\n', bad == 0 ? 0 : bad - 1) + 1);
     fail("{}: line {}, byte {}: not UTF-8 (save the file as UTF-8)", path.string(), line,

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/utf8.h"
+
 namespace ec::store {
 
 class JsonDoc::Parser {
@@ -287,37 +289,19 @@ class JsonDoc::Parser {
   }
 
   // One multi-byte UTF-8 sequence, checked as nlohmann does (no overlongs, surrogates or >
-  // U+10FFFF).
+  // U+10FFFF: core/utf8.h's rules).
   void utf8_sequence(std::string& out) {
-    const auto b = [&](size_t k) { return static_cast<unsigned char>(s_[i_ + k]); };
-    const unsigned char c = b(0);
-    size_t len = 0;
-    unsigned char lo = 0x80;
-    unsigned char hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      error("invalid UTF-8 byte in a string");
-    }
-    for (size_t k = 1; k < len; ++k) {
-      if (i_ + k >= s_.size()) {
+    bool valid = false;
+    const size_t len = scan_utf8_char(s_, i_, valid);
+    if (!valid) {
+      const auto lead = static_cast<unsigned char>(s_[i_]);
+      if (lead < 0xC2 || lead > 0xF4) error("invalid UTF-8 byte in a string");
+      if (i_ + len >= s_.size()) {
         i_ = s_.size();
         error("the text ends inside a UTF-8 sequence");
       }
-      const unsigned char lim_lo = k == 1 ? lo : 0x80;
-      const unsigned char lim_hi = k == 1 ? hi : 0xBF;
-      if (b(k) < lim_lo || b(k) > lim_hi) {
-        i_ += k;
-        error("invalid UTF-8 sequence in a string");
-      }
+      i_ += len;
+      error("invalid UTF-8 sequence in a string");
     }
     out.append(s_.data() + i_, len);
     i_ += len;

@@ -2,14 +2,15 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
+#include "core/utf8.h"
+
 namespace ec::tok {
 
-// The byte offset of the first invalid sequence, or nothing when `text` is valid UTF-8.
-std::optional<std::size_t> find_invalid_utf8(std::string_view text);
+using ec::find_invalid_utf8;  // validation lives in core/utf8.h, shared with the CSV and JSON
+                              // readers
 
 // Length in bytes of the character starting with `lead`; `text` must be valid UTF-8.
 inline std::size_t utf8_char_length(unsigned char lead) {
