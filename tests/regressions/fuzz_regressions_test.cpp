@@ -2,11 +2,7 @@
 // crashed on (tests/fixtures/regressions/<target>/) and every seed (fuzz/corpus/<target>/).
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -15,16 +11,15 @@
 #include "../fuzz/safetensors_entry.h"
 #include "../fuzz/tokenizer_encode_entry.h"
 #include "../fuzz/tokenizer_load_entry.h"
+#include "support/fuzz_replay.h"
 #include "support/paths.h"
 
 namespace ec::fuzz {
 namespace {
 
-using Entry = std::function<void(std::span<const uint8_t>)>;
-
 struct Target {
   std::string name;
-  Entry entry;
+  test::FuzzEntry entry;
 };
 
 const std::vector<Target>& targets() {
@@ -38,28 +33,8 @@ const std::vector<Target>& targets() {
   return all;
 }
 
-std::vector<uint8_t> read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Feeds every file under `dir` to `entry`; returns how many there were. A PropertyViolation or any
-// exception other than ec::Error (which entries swallow) fails the test, naming the file; memory
-// errors need the sanitizer build (make test-debug) to show.
 int replay(const Target& target, const std::filesystem::path& dir) {
-  if (!std::filesystem::is_directory(dir)) return 0;
-  int count = 0;
-  for (const auto& file : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!file.is_regular_file()) continue;
-    ++count;
-    const std::vector<uint8_t> bytes = read_bytes(file.path());
-    try {
-      target.entry(bytes);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << target.name << " on " << file.path() << ": " << e.what();
-    }
-  }
-  return count;
+  return test::replay_fuzz_inputs(target.name, target.entry, dir);
 }
 
 TEST(FuzzRegressions, EveryCommittedCrashInputIsHandled) {
