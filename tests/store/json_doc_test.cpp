@@ -6,57 +6,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
 #include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "../fuzz/same_json.h"
 
 namespace ec::store {
 namespace {
 
 using nlohmann::json;
 
-// Same kind and value, recursively (objects: nlohmann's sorted, de-duplicated members).
-bool same(const JsonDoc& doc, JsonDoc::Ref r, const json& j) {
-  using T = JsonDoc::Type;
-  switch (doc.type(r)) {
-    case T::null:
-      return j.is_null();
-    case T::boolean:
-      return j.is_boolean() && j.get<bool>() == doc.boolean(r);
-    case T::integer:
-      return j.is_number_integer() && !j.is_number_unsigned() && j.get<int64_t>() == doc.integer(r);
-    case T::unsigned_integer:
-      return j.is_number_unsigned() && j.get<uint64_t>() == doc.unsigned_integer(r);
-    case T::real: {
-      const double a = j.is_number_float() ? j.get<double>() : NAN;
-      const double b = doc.real(r);
-      return j.is_number_float() && std::memcmp(&a, &b, sizeof a) == 0;
-    }
-    case T::string:
-      return j.is_string() && j.get_ref<const std::string&>() == doc.string(r);
-    case T::array: {
-      const auto e = doc.elements(r);
-      if (!j.is_array() || e.size() != j.size()) return false;
-      for (size_t i = 0; i < e.size(); ++i) {
-        if (!same(doc, e[i], j[i])) return false;
-      }
-      return true;
-    }
-    case T::object: {
-      const auto m = doc.members(r);
-      if (!j.is_object() || m.size() != j.size()) return false;
-      for (const auto& [k, v] : m) {
-        auto it = j.find(std::string(k));
-        if (it == j.end() || !same(doc, v, *it)) return false;
-      }
-      return true;
-    }
-  }
-  return false;
-}
+using fuzz::same_json;
 
 // Both accept and agree, or both refuse.
 void expect_agree(const std::string& text) {
@@ -76,7 +38,7 @@ void expect_agree(const std::string& text) {
   }
   ASSERT_EQ(ours, theirs) << "text: " << text;
   if (ours) {
-    EXPECT_TRUE(same(doc, doc.root(), j)) << "text: " << text;
+    EXPECT_TRUE(same_json(doc, doc.root(), j)) << "text: " << text;
   }
 }
 
