@@ -99,8 +99,16 @@ export INVOCATIONS="$WORK/invocations.txt"
 S6=(sweep --models tiny-llama,tiny-qwen2 --precisions INT8 --repeats 3 "${FAST[@]}" --out "$WORK/s6" "${RUNARGS[@]}")
 EC_SWEEP_CHILD_WRAPPER="$WORK/slow.sh" "$EC" "${S6[@]}" >"$WORK/s6.out" 2>"$WORK/s6.err" &
 sweep_pid=$!
+# Kill only once the running cell's child has started (it is in $INVOCATIONS): the manifest says
+# "running" a moment before the child exists, and under a sanitizer that moment is long enough for
+# a kill to land in it, leaving no child to check and a cell that never started at all.
+child_started() {
+  local cell
+  cell=$(jq -r '.cells[] | select(.state == "running") | .id' "$WORK/s6/manifest.json" | head -n 1)
+  [ -n "$cell" ] && grep -q "^$cell " "$INVOCATIONS" 2>/dev/null
+}
 for _ in $(seq 1 600); do
-  if [ -f "$WORK/s6/manifest.json" ] && [ "$(state_count "$WORK/s6" done)" -ge 2 ] && [ "$(state_count "$WORK/s6" running)" -ge 1 ]; then break; fi
+  if [ -f "$WORK/s6/manifest.json" ] && [ "$(state_count "$WORK/s6" done)" -ge 2 ] && child_started; then break; fi
   sleep 0.1
 done
 kill -9 "$sweep_pid"; wait "$sweep_pid" 2>/dev/null || true
