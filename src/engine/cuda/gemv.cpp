@@ -84,6 +84,8 @@ std::string gemv_config_name(const GemvConfig& config) {
   std::string name(1, 'r');
   name += std::to_string(config.rows_per_warp);
   name += config.persistent ? 'p' : 'g';
+  if (config.pipeline == GemvPipeline::l2_prefetch) name += "-l2pf";
+  if (config.pipeline == GemvPipeline::registers) name += "-dbuf";
   if (config.pdl) name += "+pdl";
   return name;
 }
@@ -93,6 +95,20 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {
   for (int r : {1, 2, 4}) {
     if (args.swiglu && r == 1) continue;
     for (bool persistent : {true, false}) out.push_back(GemvConfig{r, persistent});
+  }
+  // The pipelined variants pay off in a resident grid, where a warp's next step may be in the next
+  // row group; one or two rows per warp (four double-buffered would spill). On the H200 no other
+  // pipelined variant won end to end (docs/results/cuda-h200-visit8), and each candidate costs
+  // the autotuner two timings of whole decode steps at load.
+  if (args.format != GemvFormat::int8_llm) {  // int8-llm has its own kernel
+    for (GemvPipeline pipeline : {GemvPipeline::l2_prefetch, GemvPipeline::registers}) {
+      for (int r : {1, 2}) {
+        if (args.swiglu && r == 1) continue;
+        GemvConfig c{r, true};
+        c.pipeline = pipeline;
+        out.push_back(c);
+      }
+    }
   }
   return out;
 }

@@ -46,6 +46,11 @@ struct GemvArgs {
   const uint32_t* outlier_mask = nullptr;
 };
 
+// How a warp overlaps the weight loads of its next step with the arithmetic of the current one:
+// not at all (load, then compute), by an L2 prefetch of the next step's weights (no registers),
+// or by loading the next step into a second register buffer (twice the registers).
+enum class GemvPipeline : int { none, l2_prefetch, registers };
+
 // How the rows are spread over the grid; results are bit-identical for every choice.
 struct GemvConfig {
   int rows_per_warp = 2;   // 1, 2 or 4 (even with swiglu)
@@ -53,9 +58,10 @@ struct GemvConfig {
   // Programmatic dependent launch (sm_90): blocks start while the previous kernel finishes and
   // load their first weights before waiting for x.
   bool pdl = false;
+  GemvPipeline pipeline = GemvPipeline::none;  // int8-llm has its own kernel and ignores it
 };
 
-std::string gemv_config_name(const GemvConfig& config);  // e.g. "r2p"
+std::string gemv_config_name(const GemvConfig& config);  // e.g. "r2p", "r1g-l2pf+pdl"
 
 // Every config worth timing for these arguments (the autotuner picks among them).
 std::vector<GemvConfig> gemv_candidates(const GemvArgs& args);

@@ -143,6 +143,24 @@ struct WarpRows {
 };
 
 // The weights (and raw chunk scales) of one unrolled step: U chunks of R rows.
+// Asks L2 to fetch the 16 bytes at p (and their sector) without holding a register for them.
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
+// The L2 prefetch of the step at c0: what Step::load will read there.
+template <class F, int R>
+__device__ __forceinline__ void prefetch_step(const WarpRows<F, R>& rows, int c0, int chunks) {
+#pragma unroll
+  for (int u = 0; u < kGemvUnroll; ++u) {
+    const int c = c0 + u * 32;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (c < chunks) prefetch_l2(rows.wrow[r] + static_cast<int64_t>(c) * 16);
+    }
+  }
+}
+
 template <class F, int R>
 struct Step {
   uint4 w[kGemvUnroll][R];
@@ -166,7 +184,54 @@ struct Step {
   }
 };
 
+// acc[r] += the step at c0 (its U chunks that exist) dotted with the staged x, for each row.
+template <class F, int R, int V>
+__device__ __forceinline__ void accumulate_step(const Step<F, R>& step, const WarpRows<F, R>& rows,
+                                                int c0, int chunks, const float4* xs4,
+                                                const unsigned char* fsmem, int lane,
+                                                float (&acc)[R]) {
+#pragma unroll
+  for (int u = 0; u < kGemvUnroll; ++u) {
+    const int c = c0 + u * 32;
+    if (c < chunks) {
+      const float4* xc = xs4 + c * V;
+      const int rot = (c * V / 8) & (V - 1);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const float sc = F::scale(step.raw[u][r], rows.seg[r], fsmem);
+        acc[r] = fmaf(sc, F::dot(step.w[u][r], xc, rot, fsmem, lane), acc[r]);
+      }
+    }
+  }
+}
+
+// The epilogue of one warp's rows (acc already warp-reduced): SwiGLU pairs, or bias/residual.
 template <class F, int R>
+__device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<F, R>& rows,
+                                              int lane, const float (&acc)[R]) {
+  const int first = rows.first;
+  if (a.swiglu) {
+#pragma unroll
+    for (int r = 0; r < R; r += 2) {
+      if (lane == r && rows.valid[r]) {
+        const float gate = F::finish(rows.seg[r], rows.local[r], acc[r]);
+        const float up = F::finish(rows.seg[r + 1], rows.local[r + 1], acc[r + 1]);
+        a.y[first + r / 2] = gate / (1.0f + expf(-gate)) * up;
+      }
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      if (lane == r && rows.valid[r]) {
+        float v = F::finish(rows.seg[r], rows.local[r], acc[r]);
+        if (a.residual != nullptr) v += a.residual[first + r];
+        a.y[first + r] = v;
+      }
+    }
+  }
+}
+
+template <class F, int R, GemvPipeline P>
 __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int V = F::kElems / 4;  // float4 of x per 16-byte weight chunk
@@ -180,67 +245,94 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
   const int groups = (total + per_group - 1) / per_group;
   const int chunks = a.cols / F::kElems;
 
-  // The weights do not depend on the previous kernel or on x: the first step of the first group
-  // is loaded before waiting (PDL) and before x is staged, so the load latency overlaps both.
-  Step<F, R> step;
-  const bool preloaded = static_cast<int>(blockIdx.x) < groups;
-  if (preloaded) {
-    const WarpRows<F, R> rows(a, blockIdx.x, warp, total);
-    step.load(rows, lane, chunks, a.cols);
-  }
-  pdl_wait();
-  pdl_trigger();
-  F::init_shared(a, fsmem);
-  stage_x<V>(a.x, a.norm, a.norm_eps, a.cols, xs);  // its barrier also covers init_shared
+  if constexpr (P == GemvPipeline::none) {
+    // Load a step, then compute it. The first step of the first group is loaded before waiting
+    // (PDL) and before x is staged: the weights depend on neither, so their latency overlaps both.
+    Step<F, R> step;
+    const bool preloaded = static_cast<int>(blockIdx.x) < groups;
+    if (preloaded) {
+      const WarpRows<F, R> rows(a, blockIdx.x, warp, total);
+      step.load(rows, lane, chunks, a.cols);
+    }
+    pdl_wait();
+    pdl_trigger();
+    F::init_shared(a, fsmem);
+    stage_x<V>(a.x, a.norm, a.norm_eps, a.cols, xs);  // its barrier also covers init_shared
 
-  for (int g = blockIdx.x; g < groups; g += gridDim.x) {
-    const WarpRows<F, R> rows(a, g, warp, total);
-    if (rows.first >= total) continue;
+    for (int g = blockIdx.x; g < groups; g += gridDim.x) {
+      const WarpRows<F, R> rows(a, g, warp, total);
+      if (rows.first >= total) continue;
+      float acc[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+      for (int c0 = lane; c0 < chunks; c0 += 32 * kGemvUnroll) {
+        if (!(preloaded && g == static_cast<int>(blockIdx.x) && c0 == lane)) {
+          step.load(rows, c0, chunks, a.cols);
+        }
+        accumulate_step<F, R, V>(step, rows, c0, chunks, xs4, fsmem, lane, acc);
+      }
+#pragma unroll
+      for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
+      write_outputs<F, R>(a, rows, lane, acc);
+    }
+  } else {
+    // Each warp walks its (row group, step) sequence and starts fetching the next step before it
+    // computes the current one (the quantized formats spend as long decoding and dotting a step
+    // as loading it). The first step is loaded before waiting (PDL) and staging x, as above.
+    const int steps_per_group = (chunks + 32 * kGemvUnroll - 1) / (32 * kGemvUnroll);
+    int g = blockIdx.x;
+    if (g >= groups) {  // no row group for this block (never with the grids launch_gemv sizes)
+      pdl_wait();
+      pdl_trigger();
+      return;
+    }
+    WarpRows<F, R> rows(a, g, warp, total);
+    Step<F, R> cur;
+    cur.load(rows, lane, chunks, a.cols);
+    pdl_wait();
+    pdl_trigger();
+    F::init_shared(a, fsmem);
+    stage_x<V>(a.x, a.norm, a.norm_eps, a.cols, xs);
+
     float acc[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[r] = 0.0f;
-
-    for (int c0 = lane; c0 < chunks; c0 += 32 * kGemvUnroll) {
-      if (!(preloaded && g == static_cast<int>(blockIdx.x) && c0 == lane)) {
-        step.load(rows, c0, chunks, a.cols);
+    for (int s = 0;;) {
+      int next_s = s + 1, next_g = g;
+      if (next_s == steps_per_group) {
+        next_s = 0;
+        next_g = g + gridDim.x;
       }
+      const bool more = next_g < groups;
+      WarpRows<F, R> next_rows = rows;
+      if (more && next_g != g) next_rows = WarpRows<F, R>(a, next_g, warp, total);
+      const int next_c0 = next_s * 32 * kGemvUnroll + lane;
+      Step<F, R> next;
+      if constexpr (P == GemvPipeline::registers) {
+        if (more) next.load(next_rows, next_c0, chunks, a.cols);
+      } else {
+        if (more) prefetch_step(next_rows, next_c0, chunks);
+      }
+      if (rows.first < total) {
+        accumulate_step<F, R, V>(cur, rows, s * 32 * kGemvUnroll + lane, chunks, xs4, fsmem, lane,
+                                 acc);
+        if (next_s == 0) {  // the group's last step: reduce and write its outputs
 #pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u) {
-        const int c = c0 + u * 32;
-        if (c < chunks) {
-          const float4* xc = xs4 + c * V;
-          const int rot = (c * V / 8) & (V - 1);
+          for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
+          write_outputs<F, R>(a, rows, lane, acc);
 #pragma unroll
-          for (int r = 0; r < R; ++r) {
-            const float sc = F::scale(step.raw[u][r], rows.seg[r], fsmem);
-            acc[r] = fmaf(sc, F::dot(step.w[u][r], xc, rot, fsmem, lane), acc[r]);
-          }
+          for (int r = 0; r < R; ++r) acc[r] = 0.0f;
         }
       }
-    }
-
-#pragma unroll
-    for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
-
-    const int first = rows.first;
-    if (a.swiglu) {
-#pragma unroll
-      for (int r = 0; r < R; r += 2) {
-        if (lane == r && rows.valid[r]) {
-          const float gate = F::finish(rows.seg[r], rows.local[r], acc[r]);
-          const float up = F::finish(rows.seg[r + 1], rows.local[r + 1], acc[r + 1]);
-          a.y[first + r / 2] = gate / (1.0f + expf(-gate)) * up;
-        }
+      if (!more) break;
+      if constexpr (P == GemvPipeline::registers) {
+        cur = next;
+      } else {
+        cur.load(next_rows, next_c0, chunks, a.cols);
       }
-    } else {
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        if (lane == r && rows.valid[r]) {
-          float v = F::finish(rows.seg[r], rows.local[r], acc[r]);
-          if (a.residual != nullptr) v += a.residual[first + r];
-          a.y[first + r] = v;
-        }
-      }
+      rows = next_rows;
+      g = next_g;
+      s = next_s;
     }
   }
 }
@@ -270,10 +362,10 @@ void launch_maybe_pdl(Kernel kernel, dim3 grid, size_t smem, bool pdl, cudaStrea
 
 // Launches gemv_kernel<F, R> with the shared memory it needs, one block per row group or a
 // resident grid looping over them.
-template <class F, int R>
+template <class F, int R, GemvPipeline P>
 void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   const size_t smem = align16(static_cast<size_t>(a.cols) * 4) + F::kSharedBytes;
-  auto kernel = gemv_kernel<F, R>;
+  auto kernel = gemv_kernel<F, R, P>;
   static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
   if (smem > configured) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -294,21 +386,35 @@ void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t strea
   launch_maybe_pdl(kernel, dim3(static_cast<unsigned>(grid)), smem, config.pdl, stream, a);
 }
 
-template <class F>
-void dispatch_rows(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+template <class F, GemvPipeline P>
+void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   switch (config.rows_per_warp) {
     case 1:
-      if (!a.swiglu) return launch_gemv<F, 1>(a, config, stream);
+      if (!a.swiglu) return launch_gemv<F, 1, P>(a, config, stream);
       break;
     case 2:
-      return launch_gemv<F, 2>(a, config, stream);
+      return launch_gemv<F, 2, P>(a, config, stream);
     case 4:
-      return launch_gemv<F, 4>(a, config, stream);
+      if constexpr (P != GemvPipeline::registers) return launch_gemv<F, 4, P>(a, config, stream);
+      break;
     default:
       break;
   }
-  cuda_invalid(a.swiglu ? "gemv: rows_per_warp must be 2 or 4 with swiglu"
-                        : "gemv: rows_per_warp must be 1, 2 or 4");
+  cuda_invalid(a.swiglu ? "gemv: rows_per_warp must be 2 or 4 with swiglu (2 double-buffered)"
+                        : "gemv: rows_per_warp must be 1, 2 or 4 (1 or 2 double-buffered)");
+}
+
+template <class F>
+void dispatch_rows(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  switch (config.pipeline) {
+    case GemvPipeline::none:
+      return dispatch_rows_pipelined<F, GemvPipeline::none>(a, config, stream);
+    case GemvPipeline::l2_prefetch:
+      return dispatch_rows_pipelined<F, GemvPipeline::l2_prefetch>(a, config, stream);
+    case GemvPipeline::registers:
+      return dispatch_rows_pipelined<F, GemvPipeline::registers>(a, config, stream);
+  }
+  cuda_invalid("gemv: unknown pipeline");
 }
 
 }  // namespace ec::engine::cuda::detail
