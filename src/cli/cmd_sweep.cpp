@@ -20,6 +20,7 @@
 #include "engine/engine.h"
 #include "sweep/child_process.h"
 #include "sweep/cool_off.h"
+#include "sweep/manifest.h"
 #include "sweep/summary.h"
 #include "sweep/sweep_driver.h"
 #include "sweep/value_list.h"
@@ -34,7 +35,7 @@ struct SweepFlags {
   std::string new_tokens = "256";
   int iterations = 10;
   int warmup = 2;
-  std::string backend = "cpu";
+  std::string backend = "auto";
   std::optional<uint64_t> seed;
   std::vector<std::string> run_args;
   std::string gpus;
@@ -56,7 +57,25 @@ void log_line(const std::string& line) {
   fmt::print(stderr, "ecocompute: sweep: {}\n", line);
 }
 
-sweep::SweepSpec make_spec(const SweepFlags& f) {
+// --backend auto: a sweep that already has a manifest in `dir` keeps its backend, so the same
+// command resumes it on any host; a new local sweep runs on the GPU when one is visible here. The
+// tasks of a Slurm array run on other nodes, whose GPUs this node cannot see: it needs cpu or cuda.
+std::string sweep_backend(const SweepFlags& f, const std::filesystem::path& dir, bool slurm) {
+  if (f.backend != "auto" && f.backend != "AUTO") {
+    return std::string(engine::backend_name(engine::parse_backend(f.backend)));
+  }
+  if (!dir.empty()) {
+    if (auto m = sweep::load_manifest(dir)) return m->spec.backend;
+  }
+  if (slurm) {
+    fail_usage(
+        "sweep --emit-slurm: give --backend cpu or cuda; auto would look at this node's GPUs, and "
+        "the tasks run on other nodes");
+  }
+  return std::string(engine::backend_name(engine::resolve_backend("auto")));
+}
+
+sweep::SweepSpec make_spec(const SweepFlags& f, const std::filesystem::path& dir, bool slurm) {
   if (f.models.empty())
     fail_usage("sweep: --models is required (a comma list of presets or checkpoint directories)");
   sweep::SweepSpec spec;
@@ -67,7 +86,7 @@ sweep::SweepSpec make_spec(const SweepFlags& f) {
   }
   spec.repeats = f.repeats;
   spec.new_tokens = sweep::parse_int_list(f.new_tokens, "--new-tokens", 1);
-  spec.backend = std::string(engine::backend_name(engine::parse_backend(f.backend)));
+  spec.backend = sweep_backend(f, dir, slurm);
   spec.iterations = f.iterations;
   spec.warmup = f.warmup;
   spec.seed = f.seed;
@@ -140,7 +159,7 @@ void run_mode(const SweepFlags& f) {
     fail_usage("sweep: give --cooloff-s or --cooloff-temp-c, not both");
   sweep::RunRequest req;
   req.dir = f.out;
-  req.spec = make_spec(f);
+  req.spec = make_spec(f, f.out, false);
   req.session = f.session;
   req.db = f.db;
   req.retry_failed = !f.no_retry;
@@ -190,7 +209,7 @@ void emit_mode(const SweepFlags& f) {
     fail_usage("--cooloff-temp-c is not available for Slurm arrays (tasks land on any node)");
   sweep::SlurmOptions slurm = f.slurm;
   slurm.program = sweep::self_executable();
-  sweep::EmitResult r = sweep::emit_slurm(dir, make_spec(f), f.session, slurm);
+  sweep::EmitResult r = sweep::emit_slurm(dir, make_spec(f, dir, true), f.session, slurm);
   for (const auto& n : r.notes) log_line(n);
   if (!r.running.empty()) {
     log_line(
@@ -236,7 +255,10 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--warmup", f->warmup, "Unmeasured iterations per precision (each run)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--backend", f->backend, "cpu or cuda")->capture_default_str();
+  cmd->add_option("--backend", f->backend,
+                  "auto (a resumed sweep keeps its manifest's; else cuda when a GPU is visible "
+                  "here, else cpu), cpu or cuda; --emit-slurm needs cpu or cuda")
+      ->capture_default_str();
   cmd->add_option("--seed", f->seed, "Seed of synthetic weights (every run)");
   cmd->add_option("--gpus", f->gpus, "Run one child per listed GPU at a time (e.g. 0,1 or 0-3)");
   cmd->add_option("--cooloff-s", f->cooloff_s, "Seconds of rest on a GPU between its cells")

@@ -5,8 +5,9 @@
 source "$(dirname "$0")/lib.bash"
 command -v jq >/dev/null || { echo "jq is required"; exit 1; }
 
-# Small and fast: 4 tokens, 1 iteration, no quality probe, one thread per child.
-FAST=(--new-tokens 4 --iterations 1 --warmup 0)
+# Small and fast: 4 tokens, 1 iteration, no quality probe, one thread per child; on the CPU even
+# where a GPU is visible (the default backend, auto, would pick it).
+FAST=(--new-tokens 4 --iterations 1 --warmup 0 --backend cpu)
 RUNARGS=(-- --no-quality --threads 1)
 state_count() { jq "[.cells[] | select(.state == \"$2\")] | length" "$1/manifest.json"; }
 cell_field() { jq -r ".cells[] | select(.id == \"$2\") | .$3" "$1/manifest.json"; }
@@ -42,6 +43,21 @@ expect_status 0 "$EC" "${S1[@]}"
 expect_eq "$(jq -c '[.cells[] | [.id, .started_utc, .attempts]]' "$WORK/s1/manifest.json")" "$before" "resume ran nothing"
 expect_in "$WORK/err" "ran 0 cell(s)"
 expect_eq "$(tail -n +2 "$WORK/s1/summary.csv" | wc -l)" 4 "summary rows after resume"
+# Without --backend (auto), the same sweep resumes on its manifest's backend, whatever this host has.
+S1_AUTO=()
+skip=0
+for arg in "${S1[@]}"; do
+  if [ "$arg" == "--backend" ]; then skip=1; elif [ "$skip" == 1 ]; then skip=0; else S1_AUTO+=("$arg"); fi
+done
+expect_status 0 "$EC" "${S1_AUTO[@]}"
+expect_in "$WORK/err" "ran 0 cell(s)"
+expect_eq "$(jq -r .spec.backend "$WORK/s1/manifest.json")" cpu "backend kept on resume"
+# A new sweep with auto uses the GPU when one is visible, else the CPU (checked where none is).
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+  expect_status 0 "$EC" sweep --models tiny-llama --precisions FP16 --repeats 1 --new-tokens 4 \
+    --iterations 1 --warmup 0 --out "$WORK/s_auto" "${RUNARGS[@]}"
+  expect_eq "$(jq -r .spec.backend "$WORK/s_auto/manifest.json")" cpu "auto without a GPU"
+fi
 # Another format of the same results.
 expect_status 0 "$EC" "${S1[@]/csv/json}"
 expect_in "$WORK/s1/summary.json" '"throughput_tok_s_mean"'
@@ -169,7 +185,7 @@ echo "$cell ${CUDA_VISIBLE_DEVICES-unset} $t0 $(date +%s.%N)" >>"$TIMES"
 exit $rc
 WRAP
 chmod +x "$WORK/timed.sh"
-expect_status 0 env EC_SWEEP_CHILD_WRAPPER="$WORK/timed.sh" TIMES="$WORK/times.txt" "$EC" sweep --models tiny-llama --precisions FP16,INT8 --repeats 2 --new-tokens 8 --iterations 2 --warmup 0 --gpus 0,1 --out "$WORK/s7" "${RUNARGS[@]}"
+expect_status 0 env EC_SWEEP_CHILD_WRAPPER="$WORK/timed.sh" TIMES="$WORK/times.txt" "$EC" sweep --models tiny-llama --precisions FP16,INT8 --repeats 2 --new-tokens 8 --iterations 2 --warmup 0 --gpus 0,1 --backend cpu --out "$WORK/s7" "${RUNARGS[@]}"
 expect_eq "$(wc -l <"$WORK/times.txt")" 4 "timed children"
 expect_eq "$(awk '{print $2}' "$WORK/times.txt" | sort -u | tr '\n' ' ')" "0 1 " "devices given"
 overlaps=$(awk '{c[NR]=$2; s[NR]=$3; e[NR]=$4} END {n=0; for (i=1;i<=NR;i++) for (j=i+1;j<=NR;j++) if (c[i]!=c[j] && s[i]<e[j] && s[j]<e[i]) n++; print n}' "$WORK/times.txt")

@@ -76,7 +76,17 @@ wait_job() {
 }
 
 DIR="$WORK/sweep"
-SPEC=(--models tiny-llama,tiny-qwen2 --precisions FP16,INT8 --repeats 2 --new-tokens 4 --iterations 1 --warmup 0)
+SPEC=(--models tiny-llama,tiny-qwen2 --precisions FP16,INT8 --repeats 2 --new-tokens 4 --iterations 1 --warmup 0 --backend cpu)
+# The tasks run on other nodes: a new array needs its backend named, not this node's "auto".
+expect_status 2 "$EC" sweep --models tiny-llama --emit-slurm "$WORK/no-backend" -- --no-quality
+expect_in "$WORK/err" "give --backend cpu or cuda"
+[ ! -e "$WORK/no-backend/manifest.json" ] && ok || bad "a refused emission wrote a manifest"
+# Re-emitting an array without --backend keeps the manifest's (cuda here, on a node without a GPU).
+ONE=(--models tiny-llama --precisions FP16 --repeats 1 --emit-slurm "$WORK/cuda-array" --slurm-time 00:10:00)
+expect_status 0 "$EC" sweep "${ONE[@]}" --backend cuda
+expect_status 0 "$EC" sweep "${ONE[@]}"
+expect_in "$WORK/cuda-array/sweep.sbatch" "--gres=gpu:1"
+[ "$(jq -r .spec.backend "$WORK/cuda-array/manifest.json")" == cuda ] && ok || bad "re-emission changed the backend"
 expect_status 0 "$EC" sweep "${SPEC[@]}" --emit-slurm "$DIR" --slurm-time 00:10:00 -- --no-quality --threads 1
 expect_in "$WORK/out" "$DIR/sweep.sbatch"
 expect_in "$DIR/sweep.sbatch" "#SBATCH --array=0-7"
