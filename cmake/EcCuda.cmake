@@ -19,7 +19,14 @@ if(NOT EC_CUDA STREQUAL "OFF")
     endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    # EC_STATIC restricts library lookups to .a, and FindCUDAToolkit insists on finding the shared
+    # cudart (libcudart.so; the static one is libcudart_static.a): look it up with the usual
+    # suffixes. The engine still links cudart statically (CUDA::cudart_static in src/CMakeLists.txt).
+    set(_ec_saved_suffixes "${CMAKE_FIND_LIBRARY_SUFFIXES}")
+    set(CMAKE_FIND_LIBRARY_SUFFIXES .so .a)
     find_package(CUDAToolkit REQUIRED)
+    set(CMAKE_FIND_LIBRARY_SUFFIXES "${_ec_saved_suffixes}")
+    unset(_ec_saved_suffixes)
     set(EC_HAVE_CUDA ON)
   elseif(EC_CUDA STREQUAL "ON")
     message(FATAL_ERROR "EC_CUDA=ON but no CUDA compiler was found")
