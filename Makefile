@@ -40,7 +40,7 @@ test-debug:
 hardening: deps
 	@FUZZ_SECONDS=$(or $(CI_FUZZ_SECONDS),30) scripts/ci-hardening.sh
 
-# A binary for the GPU machine (see docs/gpu-machine.md).
+# A binary for the GPU machine (docs/gpu-machine.md).
 static:
 	@$(MAKE) --no-print-directory build PRESET=static
 
