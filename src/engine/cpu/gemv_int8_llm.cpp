@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "engine/cpu/quant_linear.h"
 #include "engine/cpu/tensor_convert.h"
 #include "quant/int8_llm.h"
 
@@ -54,27 +55,6 @@ void rows_int8_llm(const quant::Int8RowwiseTensor& w, const quant::Int8Activatio
   }
 }
 
-class Int8LlmLinear final : public CpuLinear {
- public:
-  Int8LlmLinear(quant::Int8RowwiseTensor w, std::vector<float> bias16, ThreadPool& pool)
-      : w_(std::move(w)), bias16_(std::move(bias16)), pool_(pool) {}
-
-  void forward(const float* x, int n_tokens, float* y) const override {
-    gemv_int8_llm(w_, x, n_tokens, bias16_.empty() ? nullptr : bias16_.data(), y, pool_);
-  }
-  int64_t in_features() const override { return w_.cols; }
-  int64_t out_features() const override { return w_.rows; }
-  int64_t weight_bytes() const override {
-    return w_.storage_bytes() + static_cast<int64_t>(bias16_.size() * sizeof(float));
-  }
-  std::string_view kernel_name() const override { return "int8-llm-i32acc-f16outliers"; }
-
- private:
-  quant::Int8RowwiseTensor w_;
-  std::vector<float> bias16_;
-  ThreadPool& pool_;
-};
-
 }  // namespace
 
 void gemv_int8_llm(const quant::Int8RowwiseTensor& w, const float* x, int n_tokens,
@@ -83,25 +63,19 @@ void gemv_int8_llm(const quant::Int8RowwiseTensor& w, const float* x, int n_toke
   const quant::Int8Activations a = quant::quantize_activations_llm_int8(
       std::span<const float>(x, static_cast<size_t>(n_tokens * w.cols)), n_tokens, w.cols,
       quant::kLlmInt8Threshold, w.name + " (input)");
-  const int64_t grain =
-      std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, w.cols * n_tokens));
-  pool.parallel_for(w.rows, grain,
+  pool.parallel_for(w.rows, gemv_row_grain(w.cols, n_tokens),
                     [&](int64_t r0, int64_t r1) { rows_int8_llm(w, a, bias16, y, r0, r1); });
 }
 
 std::unique_ptr<CpuLinear> make_gemv_int8_llm(const model::Tensor& weight, std::vector<float> bias,
                                               ThreadPool& pool) {
-  EC_CHECK(weight.shape.size() == 2, "tensor {}: a Linear weight must be 2-D [out, in]",
-           weight.name);
-  EC_CHECK(bias.empty() || static_cast<int64_t>(bias.size()) == weight.shape[0],
-           "tensor {}: bias has {} elements, expected {}", weight.name, bias.size(),
-           weight.shape[0]);
+  check_linear_shape(weight, bias);
   for (float& b : bias) b = round_f16(b);  // the model's bias is fp16 in bnb's fused dequant
   const std::vector<float> w16 = tensor_to_f32(convert_tensor(weight, DType::f16));
-  return std::make_unique<Int8LlmLinear>(
+  return std::make_unique<QuantLinear<quant::Int8RowwiseTensor, gemv_int8_llm>>(
       quant::quantize_int8_rowwise(w16, weight.shape[0], weight.shape[1], weight.name,
                                    quant::Format::int8_llm),
-      std::move(bias), pool);
+      std::move(bias), pool, "int8-llm-i32acc-f16outliers");
 }
 
 }  // namespace ec::engine::cpu

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "engine/cpu/quant_linear.h"
 #include "engine/cpu/tensor_convert.h"
 
 namespace ec::engine::cpu {
@@ -48,51 +49,23 @@ void rows_int8_wo(const quant::Int8RowwiseTensor& w, const float* x, int n_token
   }
 }
 
-class Int8WoLinear final : public CpuLinear {
- public:
-  Int8WoLinear(quant::Int8RowwiseTensor w, std::vector<float> bias, ThreadPool& pool)
-      : w_(std::move(w)), bias_(std::move(bias)), pool_(pool) {}
-
-  void forward(const float* x, int n_tokens, float* y) const override {
-    gemv_int8_wo(w_, x, n_tokens, bias_.empty() ? nullptr : bias_.data(), y, pool_);
-  }
-  int64_t in_features() const override { return w_.cols; }
-  int64_t out_features() const override { return w_.rows; }
-  int64_t weight_bytes() const override {
-    return w_.storage_bytes() + static_cast<int64_t>(bias_.size() * sizeof(float));
-  }
-  std::string_view kernel_name() const override { return "int8w-f32acc"; }
-
- private:
-  quant::Int8RowwiseTensor w_;
-  std::vector<float> bias_;
-  ThreadPool& pool_;
-};
-
 }  // namespace
 
 void gemv_int8_wo(const quant::Int8RowwiseTensor& w, const float* x, int n_tokens,
                   const float* bias, float* y, ThreadPool& pool) {
   if (w.rows <= 0 || n_tokens <= 0) return;
-  // ~64k multiply-adds per chunk, so waking a thread pays.
-  const int64_t grain =
-      std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, w.cols * n_tokens));
-  pool.parallel_for(w.rows, grain,
+  pool.parallel_for(w.rows, gemv_row_grain(w.cols, n_tokens),
                     [&](int64_t r0, int64_t r1) { rows_int8_wo(w, x, n_tokens, bias, y, r0, r1); });
 }
 
 std::unique_ptr<CpuLinear> make_gemv_int8_wo(const model::Tensor& weight, std::vector<float> bias,
                                              ThreadPool& pool) {
-  EC_CHECK(weight.shape.size() == 2, "tensor {}: a Linear weight must be 2-D [out, in]",
-           weight.name);
-  EC_CHECK(bias.empty() || static_cast<int64_t>(bias.size()) == weight.shape[0],
-           "tensor {}: bias has {} elements, expected {}", weight.name, bias.size(),
-           weight.shape[0]);
+  check_linear_shape(weight, bias);
   const std::vector<float> w16 = tensor_to_f32(convert_tensor(weight, DType::f16));
-  return std::make_unique<Int8WoLinear>(
+  return std::make_unique<QuantLinear<quant::Int8RowwiseTensor, gemv_int8_wo>>(
       quant::quantize_int8_rowwise(w16, weight.shape[0], weight.shape[1], weight.name,
                                    quant::Format::int8_wo),
-      std::move(bias), pool);
+      std::move(bias), pool, "int8w-f32acc");
 }
 
 }  // namespace ec::engine::cpu

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "engine/cpu/quant_linear.h"
 #include "engine/cpu/tensor_convert.h"
 
 namespace ec::engine::cpu {
@@ -66,63 +67,13 @@ void rows_nf4(const uint8_t* packed, int64_t rows, int64_t cols, AbsmaxOf&& absm
   }
 }
 
-int64_t grain_for(int64_t cols, int n_tokens) {
-  return std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, cols * n_tokens));
-}
-
-template <class Tensor>
-void check_linear(const Tensor& w, const std::vector<float>& bias) {
-  EC_CHECK(bias.empty() || static_cast<int64_t>(bias.size()) == w.rows,
-           "tensor {}: bias has {} elements, expected {}", w.name, bias.size(), w.rows);
-}
-
-class Nf4Linear final : public CpuLinear {
- public:
-  Nf4Linear(quant::Nf4Tensor w, std::vector<float> bias, ThreadPool& pool)
-      : w_(std::move(w)), bias_(std::move(bias)), pool_(pool) {}
-  void forward(const float* x, int n_tokens, float* y) const override {
-    gemv_nf4(w_, x, n_tokens, bias_.empty() ? nullptr : bias_.data(), y, pool_);
-  }
-  int64_t in_features() const override { return w_.cols; }
-  int64_t out_features() const override { return w_.rows; }
-  int64_t weight_bytes() const override {
-    return w_.storage_bytes() + static_cast<int64_t>(bias_.size() * sizeof(float));
-  }
-  std::string_view kernel_name() const override { return "nf4w-f32acc"; }
-
- private:
-  quant::Nf4Tensor w_;
-  std::vector<float> bias_;
-  ThreadPool& pool_;
-};
-
-class Nf4DqLinear final : public CpuLinear {
- public:
-  Nf4DqLinear(quant::Nf4DqTensor w, std::vector<float> bias, ThreadPool& pool)
-      : w_(std::move(w)), bias_(std::move(bias)), pool_(pool) {}
-  void forward(const float* x, int n_tokens, float* y) const override {
-    gemv_nf4_dq(w_, x, n_tokens, bias_.empty() ? nullptr : bias_.data(), y, pool_);
-  }
-  int64_t in_features() const override { return w_.cols; }
-  int64_t out_features() const override { return w_.rows; }
-  int64_t weight_bytes() const override {
-    return w_.storage_bytes() + static_cast<int64_t>(bias_.size() * sizeof(float));
-  }
-  std::string_view kernel_name() const override { return "nf4dqw-f32acc"; }
-
- private:
-  quant::Nf4DqTensor w_;
-  std::vector<float> bias_;
-  ThreadPool& pool_;
-};
-
 }  // namespace
 
 void gemv_nf4(const quant::Nf4Tensor& w, const float* x, int n_tokens, const float* bias, float* y,
               ThreadPool& pool) {
   if (w.rows <= 0 || n_tokens <= 0) return;
   const auto absmax_of = [&](int64_t b) { return w.absmax[static_cast<size_t>(b)]; };
-  pool.parallel_for(w.rows, grain_for(w.cols, n_tokens), [&](int64_t r0, int64_t r1) {
+  pool.parallel_for(w.rows, gemv_row_grain(w.cols, n_tokens), [&](int64_t r0, int64_t r1) {
     rows_nf4(w.packed.data(), w.rows, w.cols, absmax_of, x, n_tokens, bias, y, r0, r1);
   });
 }
@@ -132,29 +83,27 @@ void gemv_nf4_dq(const quant::Nf4DqTensor& w, const float* x, int n_tokens, cons
   if (w.rows <= 0 || n_tokens <= 0) return;
   // The absmax is decoded from its byte where it is used, as a GPU kernel reading nf4-dq would.
   const auto absmax_of = [&](int64_t b) { return w.block_absmax(b); };
-  pool.parallel_for(w.rows, grain_for(w.cols, n_tokens), [&](int64_t r0, int64_t r1) {
+  pool.parallel_for(w.rows, gemv_row_grain(w.cols, n_tokens), [&](int64_t r0, int64_t r1) {
     rows_nf4(w.packed.data(), w.rows, w.cols, absmax_of, x, n_tokens, bias, y, r0, r1);
   });
 }
 
 std::unique_ptr<CpuLinear> make_gemv_nf4(const model::Tensor& weight, std::vector<float> bias,
                                          ThreadPool& pool) {
-  EC_CHECK(weight.shape.size() == 2, "tensor {}: a Linear weight must be 2-D [out, in]",
-           weight.name);
+  check_linear_shape(weight, bias);
   const std::vector<float> w16 = tensor_to_f32(convert_tensor(weight, DType::f16));
-  quant::Nf4Tensor q = quant::quantize_nf4(w16, weight.shape[0], weight.shape[1], weight.name);
-  check_linear(q, bias);
-  return std::make_unique<Nf4Linear>(std::move(q), std::move(bias), pool);
+  return std::make_unique<QuantLinear<quant::Nf4Tensor, gemv_nf4>>(
+      quant::quantize_nf4(w16, weight.shape[0], weight.shape[1], weight.name), std::move(bias),
+      pool, "nf4w-f32acc");
 }
 
 std::unique_ptr<CpuLinear> make_gemv_nf4_dq(const model::Tensor& weight, std::vector<float> bias,
                                             ThreadPool& pool) {
-  EC_CHECK(weight.shape.size() == 2, "tensor {}: a Linear weight must be 2-D [out, in]",
-           weight.name);
+  check_linear_shape(weight, bias);
   const std::vector<float> w16 = tensor_to_f32(convert_tensor(weight, DType::f16));
-  quant::Nf4DqTensor q = quant::quantize_nf4_dq(w16, weight.shape[0], weight.shape[1], weight.name);
-  check_linear(q, bias);
-  return std::make_unique<Nf4DqLinear>(std::move(q), std::move(bias), pool);
+  return std::make_unique<QuantLinear<quant::Nf4DqTensor, gemv_nf4_dq>>(
+      quant::quantize_nf4_dq(w16, weight.shape[0], weight.shape[1], weight.name), std::move(bias),
+      pool, "nf4dqw-f32acc");
 }
 
 }  // namespace ec::engine::cpu
