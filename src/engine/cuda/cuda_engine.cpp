@@ -130,6 +130,9 @@ class CudaEngine final : public Engine {
   double time_decode_steps(int steps);
   void autotune();
   std::string variant_name() const;
+  // The RoPE + KV-store and attention arguments of layer l for n_tokens tokens at *pos_.
+  RopeStoreArgs rope_store_args(int l, int n_tokens);
+  AttentionArgs attention_args(int l, int n_tokens, int splits);
   uint16_t* k_layer(int l) { return k_cache_.get() + sz(l) * sz(kv_dim_) * sz(capacity_); }
   uint16_t* v_layer(int l) { return v_cache_.get() + sz(l) * sz(kv_dim_) * sz(capacity_); }
 
@@ -339,6 +342,45 @@ void CudaEngine::set_device_position(int pos) {
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
+RopeStoreArgs CudaEngine::rope_store_args(int l, int n_tokens) {
+  const auto& c = config_;
+  RopeStoreArgs r;
+  r.qkv = qkv_.get();
+  r.stride = qkv_dim_;
+  r.n_tokens = n_tokens;
+  r.n_heads = c.num_heads;
+  r.kv_heads = c.num_kv_heads;
+  r.head_dim = c.head_dim;
+  r.start = pos_.get();
+  r.cos = rope_cos_.get();
+  r.sin = rope_sin_.get();
+  r.k_cache = k_layer(l);
+  r.v_cache = v_layer(l);
+  r.capacity = capacity_;
+  return r;
+}
+
+AttentionArgs CudaEngine::attention_args(int l, int n_tokens, int splits) {
+  const auto& c = config_;
+  AttentionArgs at;
+  at.q = qkv_.get();
+  at.q_stride = qkv_dim_;
+  at.k_cache = k_layer(l);
+  at.v_cache = v_layer(l);
+  at.capacity = capacity_;
+  at.n_heads = c.num_heads;
+  at.kv_heads = c.num_kv_heads;
+  at.head_dim = c.head_dim;
+  at.n_tokens = n_tokens;
+  at.start = pos_.get();
+  at.scale = attn_scale_;
+  at.out = attn_.get();
+  at.partial = attn_partial_.get();
+  at.counters = attn_counters_.get();
+  at.splits = splits;
+  return at;
+}
+
 // Kernel classes of a decode step, for the EC_CUDA_PROFILE breakdown.
 enum Stage { kEmbed, kStQkv, kRope, kAttn, kStO, kStGu, kStDown, kStHead, kArgmax, kStages };
 constexpr const char* kStageNames[kStages] = {"embedding", "qkv gemv",     "rope+store",
@@ -370,39 +412,10 @@ void CudaEngine::enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks)
     gemv(qkv, configs_[kQkv], stream_);
     mark(kStQkv);
 
-    RopeStoreArgs r;
-    r.qkv = qkv_.get();
-    r.stride = qkv_dim_;
-    r.n_tokens = 1;
-    r.n_heads = c.num_heads;
-    r.kv_heads = c.num_kv_heads;
-    r.head_dim = c.head_dim;
-    r.start = pos_.get();
-    r.cos = rope_cos_.get();
-    r.sin = rope_sin_.get();
-    r.k_cache = k_layer(l);
-    r.v_cache = v_layer(l);
-    r.capacity = capacity_;
-    rope_store(r, stream_);
+    rope_store(rope_store_args(l, 1), stream_);
     mark(kRope);
 
-    AttentionArgs at;
-    at.q = qkv_.get();
-    at.q_stride = qkv_dim_;
-    at.k_cache = k_layer(l);
-    at.v_cache = v_layer(l);
-    at.capacity = capacity_;
-    at.n_heads = c.num_heads;
-    at.kv_heads = c.num_kv_heads;
-    at.head_dim = c.head_dim;
-    at.n_tokens = 1;
-    at.start = pos_.get();
-    at.scale = attn_scale_;
-    at.out = attn_.get();
-    at.partial = attn_partial_.get();
-    at.counters = attn_counters_.get();
-    at.splits = decode_splits_;
-    attention(at, stream_);
+    attention(attention_args(l, 1, decode_splits_), stream_);
     mark(kAttn);
 
     GemvArgs o = L.o.decode_args();
@@ -531,38 +544,9 @@ void CudaEngine::prefill_chunk(std::span<const int32_t> tokens, bool all_logits,
     rmsnorm(x_.get(), L.attn_norm.get(), m, hidden, c.rms_norm_eps, h_.get(), stream_);
     L.qkv.prefill(h_.get(), m, qkv_.get(), false, scratch_, cublas_, configs_[kQkv], stream_);
 
-    RopeStoreArgs r;
-    r.qkv = qkv_.get();
-    r.stride = qkv_dim_;
-    r.n_tokens = m;
-    r.n_heads = c.num_heads;
-    r.kv_heads = c.num_kv_heads;
-    r.head_dim = c.head_dim;
-    r.start = pos_.get();
-    r.cos = rope_cos_.get();
-    r.sin = rope_sin_.get();
-    r.k_cache = k_layer(l);
-    r.v_cache = v_layer(l);
-    r.capacity = capacity_;
-    rope_store(r, stream_);
+    rope_store(rope_store_args(l, m), stream_);
 
-    AttentionArgs at;
-    at.q = qkv_.get();
-    at.q_stride = qkv_dim_;
-    at.k_cache = k_layer(l);
-    at.v_cache = v_layer(l);
-    at.capacity = capacity_;
-    at.n_heads = c.num_heads;
-    at.kv_heads = c.num_kv_heads;
-    at.head_dim = c.head_dim;
-    at.n_tokens = m;
-    at.start = pos_.get();
-    at.scale = attn_scale_;
-    at.out = attn_.get();
-    at.partial = attn_partial_.get();
-    at.counters = attn_counters_.get();
-    at.splits = splits;
-    attention(at, stream_);
+    attention(attention_args(l, m, splits), stream_);
 
     L.o.prefill(attn_.get(), m, x_.get(), true, scratch_, cublas_, configs_[kO], stream_);
     rmsnorm(x_.get(), L.ffn_norm.get(), m, hidden, c.rms_norm_eps, h_.get(), stream_);
