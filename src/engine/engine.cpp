@@ -1,4 +1,5 @@
-// Backend-independent engine helpers: argmax, the default greedy decode step, greedy generation.
+// Backend-independent engine helpers: argmax, the default greedy decode step, greedy generation,
+// the config check and the KV cache length.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -37,6 +38,24 @@ std::vector<int32_t> generate_greedy(Engine& engine, std::span<const int32_t> pr
     generated.push_back(next);
   }
   return generated;
+}
+
+const model::ModelConfig& checked_engine_config(
+    const std::shared_ptr<const model::ModelWeights>& w) {
+  EC_CHECK(w != nullptr, "make_engine: no weights");
+  const auto& c = w->config;
+  EC_CHECK(c.hidden_size > 0 && c.num_heads > 0 && c.num_kv_heads > 0 && c.head_dim > 0 &&
+               c.intermediate_size > 0 && c.vocab_size > 0 && c.num_layers > 0,
+           "model {}: hidden_size, heads, head_dim, intermediate_size, vocab_size and num_layers "
+           "must all be positive",
+           c.name);
+  EC_CHECK(c.num_heads % c.num_kv_heads == 0,
+           "model {}: num_attention_heads {} is not a multiple of num_key_value_heads {}", c.name,
+           c.num_heads, c.num_kv_heads);
+  EC_CHECK(static_cast<int>(w->layers.size()) == c.num_layers,
+           "model {}: {} layers of weights, config says {}", c.name, w->layers.size(),
+           c.num_layers);
+  return c;
 }
 
 int kv_cache_length(const model::ModelConfig& c, const EngineOptions& options) {

@@ -1,4 +1,5 @@
-// The engine interface every backend implements: a model plus its KV cache, fed tokens, giving logits.
+// The engine interface every backend implements: a model plus its KV cache, fed tokens, giving
+// logits.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,10 @@ enum class Precision { fp16, bf16, int8_llm, int8_wo, nf4, nf4_dq };
 
 // Accepts FP16, BF16, INT8, INT8-WO, NF4, NF4-DQ in any case; throws ec::UsageError otherwise.
 Precision parse_precision(std::string_view text);
-std::string_view precision_name(Precision p);   // "FP16", "BF16", "INT8", "INT8-WO", "NF4", "NF4-DQ"
-std::string_view weight_format(Precision p);    // "fp16", "bf16", "int8-llm", "int8-wo", "nf4", "nf4-dq"
+// "FP16", "BF16", "INT8", "INT8-WO", "NF4", "NF4-DQ"
+std::string_view precision_name(Precision p);
+// "fp16", "bf16", "int8-llm", "int8-wo", "nf4", "nf4-dq"
+std::string_view weight_format(Precision p);
 
 enum class Backend { cpu, cuda };
 Backend parse_backend(std::string_view text);  // "cpu", "cuda"; ec::UsageError otherwise
@@ -32,10 +35,10 @@ Backend resolve_backend(std::string_view text);
 struct EngineOptions {
   Backend backend = Backend::cpu;
   Precision precision = Precision::fp16;
-  int threads = 0;           // CPU threads; 0 = all hardware threads
-  int max_context = 0;       // KV cache length; 0 = the model's max_position_embeddings (capped at 4096)
-  bool cuda_graph = true;    // CUDA: capture the decode step as a graph
-  int device = 0;            // CUDA device ordinal
+  int threads = 0;      // CPU threads; 0 = all hardware threads
+  int max_context = 0;  // KV cache length; 0 = the model's max_position_embeddings (capped at 4096)
+  bool cuda_graph = true;  // CUDA: capture the decode step as a graph
+  int device = 0;          // CUDA device ordinal
 };
 
 // Facts a report records about the engine that produced it.
@@ -46,11 +49,12 @@ struct EngineInfo {
   std::string kernel_variant;  // e.g. "cpu-fp32-accumulate", "cuda-gemv-fp16-v3"
   std::string compute_dtype;   // "fp32" accumulate on the CPU
   bool cuda_graph = false;
-  int64_t weight_bytes = 0;    // bytes of weights read per decoded token (GEMV operands + embeddings row)
+  // Bytes of weights read per decoded token (GEMV operands + embeddings row).
+  int64_t weight_bytes = 0;
   int max_context = 0;
   int threads = 0;
-  std::string device_name;     // CPU model or GPU name
-  std::string device_arch;     // "cpu", or the GPU architecture from its compute capability ("hopper")
+  std::string device_name;  // CPU model or GPU name
+  std::string device_arch;  // "cpu", or the GPU architecture from its compute capability ("hopper")
 };
 
 class Engine {
@@ -78,10 +82,15 @@ class Engine {
   virtual void synchronize() {}
 };
 
-// The single dispatch point from (backend, precision) to an engine. The weights are shared, not copied,
-// where the backend can read them in place.
+// The single dispatch point from (backend, precision) to an engine. The weights are shared, not
+// copied, where the backend can read them in place.
 std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> weights,
                                     const EngineOptions& options);
+
+// The weights' config, checked for what every backend needs: weights present, positive sizes,
+// query heads a multiple of the KV heads, one weight layer per config layer. ec::Error otherwise.
+const model::ModelConfig& checked_engine_config(
+    const std::shared_ptr<const model::ModelWeights>& weights);
 
 // The KV cache length every backend allocates: options.max_context, or the model's context capped
 // at 4096 when it is 0; ec::Error when it exceeds the model's context.

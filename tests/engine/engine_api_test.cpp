@@ -109,6 +109,30 @@ TEST(MakeEngine, RefusesCudaWithoutTheBackend) {
   EXPECT_THROW(make_engine(nullptr, EngineOptions{}), Error);
 }
 
+// The config check both backends start from names what is wrong with the model.
+TEST(CheckedEngineConfig, NamesTheInconsistency) {
+  const auto expect_error = [](std::shared_ptr<model::ModelWeights> w, const char* what) {
+    try {
+      checked_engine_config(w);
+      FAIL() << "expected ec::Error containing " << what;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(what));
+    }
+  };
+  EXPECT_EQ(checked_engine_config(test::make_tiny_model({})).num_layers,
+            test::make_tiny_model({})->config.num_layers);
+  expect_error(nullptr, "no weights");
+  auto w = test::make_tiny_model({});
+  w->config.num_kv_heads = w->config.num_heads + 1;
+  expect_error(w, "is not a multiple of num_key_value_heads");
+  w = test::make_tiny_model({});
+  w->config.vocab_size = 0;
+  expect_error(w, "must all be positive");
+  w = test::make_tiny_model({});
+  w->layers.pop_back();
+  expect_error(w, "layers of weights, config says");
+}
+
 // Every precision builds a CPU engine that records its format and decodes to finite logits.
 TEST(MakeEngine, EveryPrecisionRunsOnTheCpu) {
   auto weights = test::make_tiny_model({});

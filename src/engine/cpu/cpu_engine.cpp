@@ -36,23 +36,6 @@ std::string cpu_model_name() {
   return "unknown CPU";
 }
 
-const model::ModelConfig& checked_config(const std::shared_ptr<const model::ModelWeights>& w) {
-  EC_CHECK(w != nullptr, "make_engine: no weights");
-  const auto& c = w->config;
-  EC_CHECK(c.hidden_size > 0 && c.num_heads > 0 && c.num_kv_heads > 0 && c.head_dim > 0 &&
-               c.intermediate_size > 0 && c.vocab_size > 0 && c.num_layers > 0,
-           "model {}: hidden_size, heads, head_dim, intermediate_size, vocab_size and num_layers "
-           "must all be positive",
-           c.name);
-  EC_CHECK(c.num_heads % c.num_kv_heads == 0,
-           "model {}: num_attention_heads {} is not a multiple of num_key_value_heads {}", c.name,
-           c.num_heads, c.num_kv_heads);
-  EC_CHECK(static_cast<int>(w->layers.size()) == c.num_layers,
-           "model {}: {} layers of weights, config says {}", c.name, w->layers.size(),
-           c.num_layers);
-  return c;
-}
-
 std::vector<float> norm_weight(const model::Tensor& t, int64_t dim) {
   check_shape(t, {dim});
   return tensor_to_f32(t);
@@ -69,7 +52,7 @@ std::unique_ptr<CpuLinear> linear(const model::Tensor& w, const std::optional<mo
 CpuEngine::CpuEngine(std::shared_ptr<const model::ModelWeights> weights,
                      const EngineOptions& options)
     : weights_(std::move(weights)),
-      config_(checked_config(weights_)),
+      config_(checked_engine_config(weights_)),
       pool_(options.threads),
       rope_(config_.head_dim, config_.rope_theta, kv_cache_length(config_, options)),
       cache_(config_.num_layers, config_.num_kv_heads, config_.head_dim,

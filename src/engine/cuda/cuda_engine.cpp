@@ -60,24 +60,16 @@ GemvFormat format_of(Precision p) {
   fail("CUDA engine: unknown precision {}", static_cast<int>(p));
 }
 
+// checked_engine_config, and what the CUDA attention can hold.
 const model::ModelConfig& checked_config(const std::shared_ptr<const model::ModelWeights>& w) {
-  EC_CHECK(w != nullptr, "make_engine: no weights");
-  const auto& c = w->config;
-  EC_CHECK(c.hidden_size > 0 && c.num_heads > 0 && c.num_kv_heads > 0 && c.head_dim > 0 &&
-               c.intermediate_size > 0 && c.vocab_size > 0 && c.num_layers > 0,
-           "model {}: hidden_size, heads, head_dim, intermediate_size, vocab_size and num_layers "
-           "must all be positive",
-           c.name);
-  EC_CHECK(c.num_heads % c.num_kv_heads == 0 && c.num_heads / c.num_kv_heads <= kAttentionMaxGroup,
-           "model {}: {} query heads over {} KV heads; the CUDA attention needs a multiple with at "
-           "most {} query heads per KV head",
+  const auto& c = checked_engine_config(w);
+  EC_CHECK(c.num_heads / c.num_kv_heads <= kAttentionMaxGroup,
+           "model {}: {} query heads over {} KV heads; the CUDA attention needs at most {} query "
+           "heads per KV head",
            c.name, c.num_heads, c.num_kv_heads, kAttentionMaxGroup);
   EC_CHECK(c.head_dim % 2 == 0 && c.head_dim <= kAttentionMaxHeadDim,
            "model {}: head_dim {} must be even and at most {}", c.name, c.head_dim,
            kAttentionMaxHeadDim);
-  EC_CHECK(static_cast<int>(w->layers.size()) == c.num_layers,
-           "model {}: {} layers of weights, config says {}", c.name, w->layers.size(),
-           c.num_layers);
   return c;
 }
 
