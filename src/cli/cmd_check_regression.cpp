@@ -22,8 +22,9 @@ void add_check_regression_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("report", o->report, "energy.json (ours or the original's)")->required();
-  cmd->add_option("--curves", o->curves,
-                  "curves.json written by `ecocompute fit` (default: the published curves, built in)");
+  cmd->add_option(
+      "--curves", o->curves,
+      "curves.json written by `ecocompute fit` (default: the published curves, built in)");
   cmd->add_option("--k", o->k, "Band half-width in units of the curve's resid_std (default 2)");
   cmd->add_option("--format", o->common.format, "Output: md, csv, json, jsonl or sql");
   cmd->callback([o] {

@@ -23,8 +23,9 @@ void add_estimate_command(CLI::App& app) {
   cmd->add_option("--arch", o->arch, "GPU architecture: turing, ampere, ada, hopper, blackwell")
       ->required();
   cmd->add_option("--precision", o->precision, "INT8 or NF4")->required();
-  cmd->add_option("--curves", o->curves,
-                  "curves.json written by `ecocompute fit` (default: the published curves, built in)");
+  cmd->add_option(
+      "--curves", o->curves,
+      "curves.json written by `ecocompute fit` (default: the published curves, built in)");
   cmd->add_option("--format", o->common.format, "Output: md, csv, json, jsonl or sql");
   cmd->callback([o] {
     const auto format = analysis_cli::output_format(o->common);

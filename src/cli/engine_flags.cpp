@@ -9,7 +9,9 @@ void add_engine_flags(CLI::App& cmd, EngineFlags& flags) {
   cmd.add_option("-m,--model", flags.model,
                  "Preset name (synthetic weights) or Hugging Face checkpoint directory")
       ->capture_default_str();
-  cmd.add_option("--backend", flags.backend, "auto (cuda when a GPU is visible, else cpu), cpu or cuda")->capture_default_str();
+  cmd.add_option("--backend", flags.backend,
+                 "auto (cuda when a GPU is visible, else cpu), cpu or cuda")
+      ->capture_default_str();
   cmd.add_option("--threads", flags.threads, "CPU threads (0 = all)")->capture_default_str();
   cmd.add_option("--seed", flags.seed, "Seed of synthetic weights")->capture_default_str();
   cmd.add_option("--max-context", flags.max_context,

@@ -1,4 +1,5 @@
-// Errors with context: ec::Error for failures, ec::UsageError for bad command lines, EC_CHECK to throw.
+// Errors with context: ec::Error for failures, ec::UsageError for bad command lines, EC_CHECK to
+// throw.
 #pragma once
 
 #include <fmt/format.h>
@@ -33,10 +34,11 @@ template <class... Args>
 
 }  // namespace ec
 
-// EC_CHECK(condition, "format {}", args...): throws ec::Error with the formatted message when false.
-#define EC_CHECK(condition, ...)    \
-  do {                              \
-    if (!(condition)) {             \
-      ::ec::fail(__VA_ARGS__);      \
-    }                               \
+// EC_CHECK(condition, "format {}", args...): throws ec::Error with the formatted message when
+// false.
+#define EC_CHECK(condition, ...) \
+  do {                           \
+    if (!(condition)) {          \
+      ::ec::fail(__VA_ARGS__);   \
+    }                            \
   } while (0)

@@ -39,8 +39,9 @@ inline uint16_t float_to_half(float f) {
     return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   }
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to Inf
-  if (abs < 0x38800000u) {  // result is subnormal or zero
-    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // below half the smallest subnormal
+  // Below 2^-14 the result is subnormal or zero; below 2^-25 (half the smallest subnormal), zero.
+  if (abs < 0x38800000u) {
+    if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
     uint32_t exponent = abs >> 23;
     uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
     uint32_t shift = 126 - exponent;  // value / 2^-24, the fp16 subnormal unit
@@ -56,11 +57,14 @@ inline uint16_t float_to_half(float f) {
   return static_cast<uint16_t>(sign | result);
 }
 
-inline float bf16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+inline float bf16_to_float(uint16_t b) {
+  return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
+}
 
 inline uint16_t float_to_bf16(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
   uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>((x + rounding) >> 16);
 }

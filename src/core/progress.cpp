@@ -10,12 +10,19 @@
 
 namespace ec {
 
-bool Progress::enabled() { return ::isatty(STDERR_FILENO) == 1 && std::getenv("EC_NO_PROGRESS") == nullptr; }
+bool Progress::enabled() {
+  return ::isatty(STDERR_FILENO) == 1 && std::getenv("EC_NO_PROGRESS") == nullptr;
+}
 
 Progress::Progress(std::string label, int64_t total)
-    : label_(std::move(label)), total_(total), active_(enabled()), start_(std::chrono::steady_clock::now()) {}
+    : label_(std::move(label)),
+      total_(total),
+      active_(enabled()),
+      start_(std::chrono::steady_clock::now()) {}
 
-Progress::~Progress() { finish(); }
+Progress::~Progress() {
+  finish();
+}
 
 void Progress::update(int64_t done) {
   if (!active_) return;
@@ -26,7 +33,8 @@ void Progress::update(int64_t done) {
   double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
   double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0.0;
   fmt::print(stderr, "\r\033[K{} {}/{} ({:.0f}%) {:.1f}/s, ETA {:.0f}s", label_, done, total_,
-             total_ > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0, rate, eta);
+             total_ > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 100.0,
+             rate, eta);
   std::fflush(stderr);
 }
 

@@ -1,4 +1,5 @@
-// A progress line for long work: drawn on a terminal (stderr), silent when stderr is a pipe or file.
+// A progress line for long work: drawn on a terminal (stderr), silent when stderr is a pipe or
+// file.
 #pragma once
 
 #include <chrono>

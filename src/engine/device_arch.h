@@ -1,4 +1,5 @@
-// The GPU architecture family a CUDA compute capability belongs to, named as reports and curves name it.
+// The GPU architecture family a CUDA compute capability belongs to, named as reports and curves
+// name it.
 #pragma once
 
 #include <string_view>

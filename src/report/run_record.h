@@ -176,8 +176,8 @@ struct Quality {
 };
 
 // Everything one `ecocompute run` records.
-// Optional CO2e inputs the user supplied (--grid-gco2-per-kwh, --pue); the report derives grams from
-// the measured energy with them and labels the result `derived`, never `measured`.
+// Optional CO2e inputs the user supplied (--grid-gco2-per-kwh, --pue); the report derives grams
+// from the measured energy with them and labels the result `derived`, never `measured`.
 struct Co2eInputs {
   double grid_gco2_per_kwh = 0.0;
   double pue = 1.0;

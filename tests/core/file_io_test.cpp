@@ -1,4 +1,5 @@
-// Whole-file reads name the file on failure; atomic writes replace whole files and leave no temp files.
+// Whole-file reads name the file on failure; atomic writes replace whole files and leave no temp
+// files.
 #include <gtest/gtest.h>
 
 #include "core/error.h"

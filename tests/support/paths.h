@@ -6,7 +6,9 @@
 
 namespace ec::test {
 
-inline std::filesystem::path source_dir() { return EC_SOURCE_DIR; }
+inline std::filesystem::path source_dir() {
+  return EC_SOURCE_DIR;
+}
 inline std::filesystem::path fixture(const std::string& relative) {
   return source_dir() / "tests" / "fixtures" / relative;
 }

@@ -10,8 +10,8 @@
 #include <string_view>
 
 #if defined(__x86_64__)
-#include <immintrin.h>
 #include <cpuid.h>
+#include <immintrin.h>
 #endif
 
 #include "core/error.h"
