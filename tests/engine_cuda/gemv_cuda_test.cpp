@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "core/error.h"
@@ -289,6 +290,46 @@ INSTANTIATE_TEST_SUITE_P(Formats, CudaGemv,
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+// The autotuner's candidates (no GPU needed): distinct names, only variants the kernels have, and
+// the old unpipelined loop always among them so the tuner can keep it.
+TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
+  for (GemvFormat f :
+       {GemvFormat::f16, GemvFormat::int8_wo, GemvFormat::int8_llm, GemvFormat::nf4}) {
+    for (bool swiglu : {false, true}) {
+      GemvArgs a;
+      a.format = f;
+      a.swiglu = swiglu;
+      const auto cands = gemv_candidates(a);
+      std::set<std::string> names;
+      int unpipelined = 0, pipelined = 0;
+      for (const GemvConfig& c : cands) {
+        const std::string what =
+            std::string(gemv_format_name(f)) + (swiglu ? " swiglu " : " ") + gemv_config_name(c);
+        EXPECT_TRUE(names.insert(gemv_config_name(c)).second) << "twice: " << what;
+        EXPECT_TRUE(c.rows_per_warp == 1 || c.rows_per_warp == 2 || c.rows_per_warp == 4) << what;
+        if (swiglu) {
+          EXPECT_NE(c.rows_per_warp, 1) << what;
+        }
+        if (c.pipeline == GemvPipeline::none) {
+          ++unpipelined;
+        } else {
+          ++pipelined;
+          EXPECT_NE(f, GemvFormat::int8_llm) << what;  // its own kernel has no pipeline
+          EXPECT_TRUE(c.persistent) << what;
+        }
+        if (c.pipeline == GemvPipeline::registers) {
+          EXPECT_NE(c.rows_per_warp, 4) << what;
+        }
+      }
+      EXPECT_EQ(unpipelined, swiglu ? 4 : 6) << gemv_format_name(f);
+      EXPECT_EQ(pipelined, f == GemvFormat::int8_llm ? 0 : (swiglu ? 2 : 4)) << gemv_format_name(f);
+    }
+  }
+  GemvConfig c{1, false, true};
+  c.pipeline = GemvPipeline::l2_prefetch;
+  EXPECT_EQ(gemv_config_name(c), "r1g-l2pf+pdl");
+}
 
 TEST(CudaGemvChecks, RejectsMisalignedWidths) {
   EC_REQUIRE_CUDA();
