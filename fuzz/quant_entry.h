@@ -72,12 +72,15 @@ inline void quant_one_input(std::span<const uint8_t> bytes) {
   const std::span<const float> w(values);
   const int which = mode & 7;
   // The documented refusals besides NaN/Inf and shape: LLM.int8() activations beyond fp16 (they
-  // round to Inf from 65520 up), and magnitudes beyond kMaxQuantizableMagnitude.
+  // round to Inf from 65520 up) or wider than its int32 sums hold, and magnitudes beyond
+  // kMaxQuantizableMagnitude.
   const auto any_above = [&values](float limit) {
     return std::any_of(values.begin(), values.end(),
                        [limit](float x) { return std::fabs(x) >= limit; });
   };
   const bool fp16_overflow = which >= 4 && any_above(65520.0f);
+  // LLM.int8() sums int8 products in int32: at most kLlmInt8MaxFeatures input features.
+  const bool int32_too_narrow = which >= 4 && cols > kLlmInt8MaxFeatures;
   const bool too_large = any_above(std::nextafter(kMaxQuantizableMagnitude, INFINITY));
   try {
     switch (which) {
@@ -118,13 +121,14 @@ inline void quant_one_input(std::span<const uint8_t> bytes) {
   } catch (const ec::Error&) {
     // Refusing is right for non-finite values, an inconsistent shape, and the documented limits;
     // anything else must have succeeded.
-    expect(!finite || !consistent || fp16_overflow || too_large,
+    expect(!finite || !consistent || fp16_overflow || too_large || int32_too_narrow,
            "finite input of a valid shape refused");
     return;
   }
   expect(finite, "non-finite input accepted");
   expect(consistent, "inconsistent shape accepted");
   expect(!too_large, "accepted a value above kMaxQuantizableMagnitude");
+  expect(!int32_too_narrow, "LLM.int8() accepted more input features than int32 sums hold");
 }
 
 }  // namespace ec::fuzz
