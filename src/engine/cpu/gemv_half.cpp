@@ -256,16 +256,12 @@ std::unique_ptr<CpuLinear> make_gemv_half(const model::Tensor& weight, std::vect
   const DType want = kind == HalfKind::f16 ? DType::f16 : DType::bf16;
   EC_CHECK(weight.dtype == want, "tensor {}: gemv_half needs {} weights, got {}", weight.name,
            dtype_name(want), dtype_name(weight.dtype));
-  EC_CHECK(weight.shape.size() == 2, "tensor {}: a Linear weight must be 2-D [out, in]",
-           weight.name);
+  check_linear_shape(weight, bias);
   EC_CHECK(reinterpret_cast<uintptr_t>(weight.data) % 2 == 0, "tensor {}: unaligned 16-bit data",
            weight.name);
   EC_CHECK(weight.nbytes >= static_cast<size_t>(element_count(weight)) * 2,
            "tensor {}: {} bytes, expected {}", weight.name, weight.nbytes,
            element_count(weight) * 2);
-  EC_CHECK(bias.empty() || static_cast<int64_t>(bias.size()) == weight.shape[0],
-           "tensor {}: bias has {} elements, expected {}", weight.name, bias.size(),
-           weight.shape[0]);
   return std::make_unique<HalfLinear>(weight, std::move(bias), kind, pool);
 }
 

@@ -1,13 +1,15 @@
-// The weight matrix of one Linear layer as the CPU engine sees it, and make_cpu_linear: the ONE
-// place that picks the CPU kernel for a (weight, precision). New weight formats add a case there
-// and a gemv_<format>.cpp beside gemv_fp16.cpp; nothing else in the engine changes.
+// The weight matrix of one Linear layer as the CPU engine sees it, check_linear_shape, and
+// make_cpu_linear: the ONE place that picks the CPU kernel for a (weight, precision). New weight
+// formats add a case there and a gemv_<format>.cpp beside gemv_fp16.cpp; nothing else changes.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
+#include "core/error.h"
 #include "engine/cpu/thread_pool.h"
 #include "engine/engine.h"
 #include "model/weights.h"
@@ -31,6 +33,15 @@ class CpuLinear {
   // The weight kernel, for EngineInfo::kernel_variant ("cpu-f32acc-" + this): e.g. "f16w".
   virtual std::string_view kernel_name() const = 0;
 };
+
+// A Linear weight must be [out, in], and a bias (if any) has `out` elements.
+inline void check_linear_shape(const model::Tensor& weight, const std::vector<float>& bias) {
+  EC_CHECK(weight.shape.size() == 2, "tensor {}: a Linear weight must be 2-D [out, in]",
+           weight.name);
+  EC_CHECK(bias.empty() || static_cast<int64_t>(bias.size()) == weight.shape[0],
+           "tensor {}: bias has {} elements, expected {}", weight.name, bias.size(),
+           weight.shape[0]);
+}
 
 // `weight` is [out, in] in the PyTorch Linear layout (f32, f16 or bf16 as the checkpoint holds it);
 // `bias` [out] or none. FP16 keeps f16 weights in place (others converted to f16 once), BF16 keeps

@@ -1,6 +1,6 @@
 // QuantLinear: the CpuLinear of a quantized weight (int8 rowwise, NF4, NF4-DQ): the tensor, an
 // optional FP32 bias and the format's GEMV; the formats differ only in the kernel and its name.
-// With the shape check and the thread-pool grain the three quantized GEMV files share.
+// With the thread-pool grain the three quantized GEMV files share.
 #pragma once
 
 #include <algorithm>
@@ -9,21 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
 #include "engine/cpu/linear.h"
 #include "engine/cpu/thread_pool.h"
-#include "model/weights.h"
 
 namespace ec::engine::cpu {
-
-// A Linear weight must be [out, in], and a bias (if any) has `out` elements.
-inline void check_linear_shape(const model::Tensor& weight, const std::vector<float>& bias) {
-  EC_CHECK(weight.shape.size() == 2, "tensor {}: a Linear weight must be 2-D [out, in]",
-           weight.name);
-  EC_CHECK(bias.empty() || static_cast<int64_t>(bias.size()) == weight.shape[0],
-           "tensor {}: bias has {} elements, expected {}", weight.name, bias.size(),
-           weight.shape[0]);
-}
 
 // Rows per thread-pool chunk: about 64k multiply-adds, so that waking a thread pays.
 inline int64_t gemv_row_grain(int64_t cols, int n_tokens) {
