@@ -302,7 +302,7 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
       a.swiglu = swiglu;
       const auto cands = gemv_candidates(a);
       std::set<std::string> names;
-      int unpipelined = 0, pipelined = 0;
+      int unpipelined = 0, pipelined = 0, short_steps = 0;
       for (const GemvConfig& c : cands) {
         const std::string what =
             std::string(gemv_format_name(f)) + (swiglu ? " swiglu " : " ") + gemv_config_name(c);
@@ -321,14 +321,28 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
         if (c.pipeline == GemvPipeline::registers) {
           EXPECT_NE(c.rows_per_warp, 4) << what;
         }
+        EXPECT_TRUE(c.unroll == 4 || c.unroll == 2) << what;
+        if (c.unroll == 2) {
+          ++short_steps;
+          EXPECT_TRUE(f == GemvFormat::int8_wo || f == GemvFormat::nf4) << what;
+          EXPECT_NE(c.rows_per_warp, 4) << what;
+        }
       }
-      EXPECT_EQ(unpipelined, swiglu ? 4 : 6) << gemv_format_name(f);
-      EXPECT_EQ(pipelined, f == GemvFormat::int8_llm ? 0 : (swiglu ? 2 : 4)) << gemv_format_name(f);
+      // Two-chunk steps: each pipeline with 1 and 2 rows (2 only with swiglu).
+      const bool short_format = f == GemvFormat::int8_wo || f == GemvFormat::nf4;
+      EXPECT_EQ(short_steps, short_format ? (swiglu ? 3 : 6) : 0) << gemv_format_name(f);
+      const int short_unpipelined = short_format ? (swiglu ? 1 : 2) : 0;
+      EXPECT_EQ(unpipelined, (swiglu ? 4 : 6) + short_unpipelined) << gemv_format_name(f);
+      EXPECT_EQ(pipelined, (f == GemvFormat::int8_llm ? 0 : (swiglu ? 2 : 4)) +
+                               (short_steps - short_unpipelined))
+          << gemv_format_name(f);
     }
   }
   GemvConfig c{1, false, true};
   c.pipeline = GemvPipeline::l2_prefetch;
   EXPECT_EQ(gemv_config_name(c), "r1g-l2pf+pdl");
+  c.unroll = 2;
+  EXPECT_EQ(gemv_config_name(c), "r1g-l2pf-u2+pdl");
 }
 
 TEST(CudaGemvChecks, RejectsMisalignedWidths) {

@@ -275,6 +275,7 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   scratch_.mask.resize(sz((std::max({hidden, inter, int64_t{q_dim_}}) + 31) / 32));
   CUDA_CHECK(cudaDeviceSynchronize());
 
+  has_pdl_ = prop.major >= 9;  // before autotune(), which starts from it
   autotune();
   const char* profile = std::getenv("EC_CUDA_PROFILE");
   if (profile != nullptr && std::string(profile) == "1") profile_decode(10);
@@ -300,7 +301,6 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   info_.threads = 0;
   info_.device_name = prop.name;
   info_.device_arch = std::string(architecture_of_compute_capability(prop.major, prop.minor));
-  has_pdl_ = prop.major >= 9;
 }
 
 CudaEngine::~CudaEngine() {
@@ -674,7 +674,7 @@ void CudaEngine::autotune() {
     for (const GemvConfig& cand : gemv_candidates(role_args[role])) {
       const GemvConfig keep = configs_[role];
       if (cand.rows_per_warp == keep.rows_per_warp && cand.persistent == keep.persistent &&
-          cand.pipeline == keep.pipeline) {
+          cand.pipeline == keep.pipeline && cand.unroll == keep.unroll) {
         continue;
       }
       GemvConfig next = cand;

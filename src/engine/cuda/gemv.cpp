@@ -86,6 +86,7 @@ std::string gemv_config_name(const GemvConfig& config) {
   name += config.persistent ? 'p' : 'g';
   if (config.pipeline == GemvPipeline::l2_prefetch) name += "-l2pf";
   if (config.pipeline == GemvPipeline::registers) name += "-dbuf";
+  if (config.unroll != 4) name += "-u" + std::to_string(config.unroll);
   if (config.pdl) name += "+pdl";
   return name;
 }
@@ -106,6 +107,21 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {
         if (args.swiglu && r == 1) continue;
         GemvConfig c{r, true};
         c.pipeline = pipeline;
+        out.push_back(c);
+      }
+    }
+  }
+  // Two-chunk steps for the formats whose dot costs more instructions than their load (their
+  // kernels are short of warps, not of bytes in flight), one or two rows, every pipeline.
+  if (args.format == GemvFormat::int8_wo || args.format == GemvFormat::nf4 ||
+      args.format == GemvFormat::nf4_dq) {
+    for (GemvPipeline pipeline :
+         {GemvPipeline::none, GemvPipeline::l2_prefetch, GemvPipeline::registers}) {
+      for (int r : {1, 2}) {
+        if (args.swiglu && r == 1) continue;
+        GemvConfig c{r, true};
+        c.pipeline = pipeline;
+        c.unroll = 2;
         out.push_back(c);
       }
     }

@@ -13,6 +13,8 @@ struct HalfCommon {
   static constexpr int kElems = 8;
   static constexpr int kBitsPerWeight = 16;
   static constexpr size_t kSharedBytes = 0;
+  static constexpr bool kXHalf = false;
+  static constexpr bool kShortSteps = false;
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
   __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
   __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }

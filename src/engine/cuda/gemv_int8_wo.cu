@@ -26,6 +26,8 @@ struct Int8WoPolicy {
   static constexpr int kElems = 16;
   static constexpr int kBitsPerWeight = 8;
   static constexpr size_t kSharedBytes = 0;
+  static constexpr bool kXHalf = false;
+  static constexpr bool kShortSteps = true;
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
   __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
   __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }

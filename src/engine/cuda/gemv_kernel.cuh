@@ -7,6 +7,7 @@
 // x, and the per-row epilogue.
 #pragma once
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,7 +21,7 @@ namespace ec::engine::cuda::detail {
 
 inline constexpr int kGemvWarps = 8;
 inline constexpr int kGemvThreads = kGemvWarps * 32;
-inline constexpr int kGemvUnroll = 4;
+inline constexpr int kGemvUnroll = 4;  // chunks per row a lane loads per step, unless configured
 
 // Weights are read exactly once per token: keep them out of L1.
 __device__ __forceinline__ uint4 ld_stream(const void* p) {
@@ -55,26 +56,17 @@ __device__ __forceinline__ int x_slot(int c, int k) {
   return c * V + ((k + c * V / 8) & (V - 1));
 }
 
-// xs = x, or RMSNorm(x)·norm as the CPU computes it (sum of squares in double, then
-// weight · (x · scale)), in the x_slot layout. Ends with __syncthreads().
-template <int V>
-__device__ inline void stage_x(const float* __restrict x, const float* __restrict norm, double eps,
-                               int cols, float* __restrict xs) {
+// The RMSNorm scale 1/sqrt(mean(x²) + eps) of x (sum of squares in double, as the CPU computes
+// it), the same in every thread of the block. Ends with __syncthreads().
+__device__ inline float rms_inverse(const float* __restrict x, double eps, int cols) {
   __shared__ double partial[kGemvWarps];
   __shared__ float inv_rms;
-  const int n4 = cols / 4;
   const auto* x4 = reinterpret_cast<const float4*>(x);
-  auto* xs4 = reinterpret_cast<float4*>(xs);
   double ss = 0.0;
-  for (int i = threadIdx.x; i < n4; i += blockDim.x) {
+  for (int i = threadIdx.x; i < cols / 4; i += blockDim.x) {
     const float4 v = x4[i];
-    xs4[x_slot<V>(i / V, i % V)] = v;
     ss += static_cast<double>(v.x) * v.x + static_cast<double>(v.y) * v.y +
           static_cast<double>(v.z) * v.z + static_cast<double>(v.w) * v.w;
-  }
-  if (norm == nullptr) {
-    __syncthreads();
-    return;
   }
   ss = warp_sum(ss);
   if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
@@ -85,16 +77,48 @@ __device__ inline void stage_x(const float* __restrict x, const float* __restric
     inv_rms = static_cast<float>(1.0 / sqrt(total / cols + eps));
   }
   __syncthreads();
-  const float scale = inv_rms;
-  const auto* n4p = reinterpret_cast<const float4*>(norm);
-  for (int i = threadIdx.x; i < n4; i += blockDim.x) {
-    const int at = x_slot<V>(i / V, i % V);
-    const float4 v = xs4[at];
-    const float4 g = n4p[i];
-    xs4[at] = make_float4(g.x * (v.x * scale), g.y * (v.y * scale), g.z * (v.z * scale),
-                          g.w * (v.w * scale));
+  return inv_rms;
+}
+
+// x (or weight · (x · scale)) at float4 i of x, as the CPU normalises.
+__device__ __forceinline__ float4 staged_value(const float* __restrict x,
+                                               const float* __restrict norm, float scale, int i) {
+  const float4 v = reinterpret_cast<const float4*>(x)[i];
+  if (norm == nullptr) return v;
+  const float4 g = reinterpret_cast<const float4*>(norm)[i];
+  return make_float4(g.x * (v.x * scale), g.y * (v.y * scale), g.z * (v.z * scale),
+                     g.w * (v.w * scale));
+}
+
+// xs = x, or RMSNorm(x)·norm, in the x_slot layout of V 16-byte units per weight chunk: FP32, or
+// rounded to fp16 when the format multiplies in fp16 anyway (half the shared memory and half the
+// shared-memory reads). Ends with __syncthreads().
+template <int V, bool Half>
+__device__ inline void stage_x(const float* __restrict x, const float* __restrict norm, double eps,
+                               int cols, float* __restrict xs) {
+  const float scale = norm != nullptr ? rms_inverse(x, eps, cols) : 1.0f;
+  if constexpr (Half) {
+    auto* xs16 = reinterpret_cast<uint4*>(xs);
+    for (int i = threadIdx.x; i < cols / 8; i += blockDim.x) {
+      const float4 a = staged_value(x, norm, scale, 2 * i);
+      const float4 b = staged_value(x, norm, scale, 2 * i + 1);
+      const __half2 h[4] = {__floats2half2_rn(a.x, a.y), __floats2half2_rn(a.z, a.w),
+                            __floats2half2_rn(b.x, b.y), __floats2half2_rn(b.z, b.w)};
+      xs16[x_slot<V>(i / V, i % V)] = *reinterpret_cast<const uint4*>(h);
+    }
+  } else {
+    auto* xs4 = reinterpret_cast<float4*>(xs);
+    for (int i = threadIdx.x; i < cols / 4; i += blockDim.x) {
+      xs4[x_slot<V>(i / V, i % V)] = staged_value(x, norm, scale, i);
+    }
   }
   __syncthreads();
+}
+
+// Bytes of staged x per input feature: 2 when the format stages x in fp16 (F::kXHalf).
+template <class F>
+__host__ __device__ constexpr int x_bytes() {
+  return F::kXHalf ? 2 : 4;
 }
 
 __host__ __device__ inline int outputs(const GemvArgs& a) {
@@ -149,10 +173,10 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
 }
 
 // The L2 prefetch of the step at c0: what Step::load will read there.
-template <class F, int R>
+template <class F, int R, int U>
 __device__ __forceinline__ void prefetch_step(const WarpRows<F, R>& rows, int c0, int chunks) {
 #pragma unroll
-  for (int u = 0; u < kGemvUnroll; ++u) {
+  for (int u = 0; u < U; ++u) {
     const int c = c0 + u * 32;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
@@ -161,14 +185,14 @@ __device__ __forceinline__ void prefetch_step(const WarpRows<F, R>& rows, int c0
   }
 }
 
-template <class F, int R>
+template <class F, int R, int U>
 struct Step {
-  uint4 w[kGemvUnroll][R];
-  float2 raw[kGemvUnroll][R];
+  uint4 w[U][R];
+  float2 raw[U][R];
 
   __device__ void load(const WarpRows<F, R>& rows, int c0, int chunks, int cols) {
 #pragma unroll
-    for (int u = 0; u < kGemvUnroll; ++u) {
+    for (int u = 0; u < U; ++u) {
       const int c = c0 + u * 32;
 #pragma unroll
       for (int r = 0; r < R; ++r) {
@@ -185,13 +209,13 @@ struct Step {
 };
 
 // acc[r] += the step at c0 (its U chunks that exist) dotted with the staged x, for each row.
-template <class F, int R, int V>
-__device__ __forceinline__ void accumulate_step(const Step<F, R>& step, const WarpRows<F, R>& rows,
-                                                int c0, int chunks, const float4* xs4,
-                                                const unsigned char* fsmem, int lane,
-                                                float (&acc)[R]) {
+template <class F, int R, int U, int V>
+__device__ __forceinline__ void accumulate_step(const Step<F, R, U>& step,
+                                                const WarpRows<F, R>& rows, int c0, int chunks,
+                                                const float4* xs4, const unsigned char* fsmem,
+                                                int lane, float (&acc)[R]) {
 #pragma unroll
-  for (int u = 0; u < kGemvUnroll; ++u) {
+  for (int u = 0; u < U; ++u) {
     const int c = c0 + u * 32;
     if (c < chunks) {
       const float4* xc = xs4 + c * V;
@@ -231,13 +255,14 @@ __device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<
   }
 }
 
-template <class F, int R, GemvPipeline P>
+template <class F, int R, GemvPipeline P, int U>
 __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
-  constexpr int V = F::kElems / 4;  // float4 of x per 16-byte weight chunk
-  float* xs = reinterpret_cast<float*>(smem);
-  const auto* xs4 = reinterpret_cast<const float4*>(smem);
-  unsigned char* fsmem = smem + align16(static_cast<size_t>(a.cols) * 4);
+  constexpr int V = F::kElems * x_bytes<F>() / 16;  // 16-byte units of x per weight chunk
+  // The format's tables first (fixed offset), then the staged x.
+  unsigned char* fsmem = smem;
+  float* xs = reinterpret_cast<float*>(smem + F::kSharedBytes);
+  const auto* xs4 = reinterpret_cast<const float4*>(xs);
   const int warp = threadIdx.x >> 5;
   const int lane = threadIdx.x & 31;
   const int total = outputs(a);
@@ -248,16 +273,17 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
   if constexpr (P == GemvPipeline::none) {
     // Load a step, then compute it. The first step of the first group is loaded before waiting
     // (PDL) and before x is staged: the weights depend on neither, so their latency overlaps both.
-    Step<F, R> step;
+    Step<F, R, U> step;
     const bool preloaded = static_cast<int>(blockIdx.x) < groups;
     if (preloaded) {
       const WarpRows<F, R> rows(a, blockIdx.x, warp, total);
       step.load(rows, lane, chunks, a.cols);
     }
+    F::init_shared(a, fsmem);  // constant tables: built before waiting, like the first loads
     pdl_wait();
     pdl_trigger();
-    F::init_shared(a, fsmem);
-    stage_x<V>(a.x, a.norm, a.norm_eps, a.cols, xs);  // its barrier also covers init_shared
+    stage_x<V, F::kXHalf>(a.x, a.norm, a.norm_eps, a.cols,
+                          xs);  // its barrier also covers init_shared
 
     for (int g = blockIdx.x; g < groups; g += gridDim.x) {
       const WarpRows<F, R> rows(a, g, warp, total);
@@ -265,11 +291,11 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
       float acc[R];
 #pragma unroll
       for (int r = 0; r < R; ++r) acc[r] = 0.0f;
-      for (int c0 = lane; c0 < chunks; c0 += 32 * kGemvUnroll) {
+      for (int c0 = lane; c0 < chunks; c0 += 32 * U) {
         if (!(preloaded && g == static_cast<int>(blockIdx.x) && c0 == lane)) {
           step.load(rows, c0, chunks, a.cols);
         }
-        accumulate_step<F, R, V>(step, rows, c0, chunks, xs4, fsmem, lane, acc);
+        accumulate_step<F, R, U, V>(step, rows, c0, chunks, xs4, fsmem, lane, acc);
       }
 #pragma unroll
       for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
@@ -279,7 +305,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
     // Each warp walks its (row group, step) sequence and starts fetching the next step before it
     // computes the current one (the quantized formats spend as long decoding and dotting a step
     // as loading it). The first step is loaded before waiting (PDL) and staging x, as above.
-    const int steps_per_group = (chunks + 32 * kGemvUnroll - 1) / (32 * kGemvUnroll);
+    const int steps_per_group = (chunks + 32 * U - 1) / (32 * U);
     int g = blockIdx.x;
     if (g >= groups) {  // no row group for this block (never with the grids launch_gemv sizes)
       pdl_wait();
@@ -287,12 +313,12 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
       return;
     }
     WarpRows<F, R> rows(a, g, warp, total);
-    Step<F, R> cur;
+    Step<F, R, U> cur;
     cur.load(rows, lane, chunks, a.cols);
+    F::init_shared(a, fsmem);  // constant tables: built before waiting, like the first loads
     pdl_wait();
     pdl_trigger();
-    F::init_shared(a, fsmem);
-    stage_x<V>(a.x, a.norm, a.norm_eps, a.cols, xs);
+    stage_x<V, F::kXHalf>(a.x, a.norm, a.norm_eps, a.cols, xs);
 
     float acc[R];
 #pragma unroll
@@ -306,16 +332,15 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
       const bool more = next_g < groups;
       WarpRows<F, R> next_rows = rows;
       if (more && next_g != g) next_rows = WarpRows<F, R>(a, next_g, warp, total);
-      const int next_c0 = next_s * 32 * kGemvUnroll + lane;
-      Step<F, R> next;
+      const int next_c0 = next_s * 32 * U + lane;
+      Step<F, R, U> next;
       if constexpr (P == GemvPipeline::registers) {
         if (more) next.load(next_rows, next_c0, chunks, a.cols);
       } else {
-        if (more) prefetch_step(next_rows, next_c0, chunks);
+        if (more) prefetch_step<F, R, U>(next_rows, next_c0, chunks);
       }
       if (rows.first < total) {
-        accumulate_step<F, R, V>(cur, rows, s * 32 * kGemvUnroll + lane, chunks, xs4, fsmem, lane,
-                                 acc);
+        accumulate_step<F, R, U, V>(cur, rows, s * 32 * U + lane, chunks, xs4, fsmem, lane, acc);
         if (next_s == 0) {  // the group's last step: reduce and write its outputs
 #pragma unroll
           for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
@@ -360,12 +385,14 @@ void launch_maybe_pdl(Kernel kernel, dim3 grid, size_t smem, bool pdl, cudaStrea
   CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, args));
 }
 
-// Launches gemv_kernel<F, R> with the shared memory it needs, one block per row group or a
+// Launches gemv_kernel<F, R, P, U> with the shared memory it needs, one block per row group or a
 // resident grid looping over them.
-template <class F, int R, GemvPipeline P>
+template <class F, int R, GemvPipeline P, int U>
 void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  const size_t smem = align16(static_cast<size_t>(a.cols) * 4) + F::kSharedBytes;
-  auto kernel = gemv_kernel<F, R, P>;
+  static_assert(F::kSharedBytes % 16 == 0,
+                "x is staged after the format's tables, 16-byte aligned");
+  const size_t smem = F::kSharedBytes + align16(static_cast<size_t>(a.cols) * x_bytes<F>());
+  auto kernel = gemv_kernel<F, R, P, U>;
   static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
   if (smem > configured) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -386,16 +413,28 @@ void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t strea
   launch_maybe_pdl(kernel, dim3(static_cast<unsigned>(grid)), smem, config.pdl, stream, a);
 }
 
+// Short steps (two chunks per row per step, half the registers of a step) are built only for the
+// formats that offer them (F::kShortSteps), with one or two rows per warp.
 template <class F, GemvPipeline P>
 void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  if (config.unroll == 2 && F::kShortSteps) {
+    if constexpr (F::kShortSteps) {
+      if (config.rows_per_warp == 1 && !a.swiglu) return launch_gemv<F, 1, P, 2>(a, config, stream);
+      if (config.rows_per_warp == 2) return launch_gemv<F, 2, P, 2>(a, config, stream);
+    }
+    cuda_invalid("gemv: two-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
+  }
+  if (config.unroll != kGemvUnroll) cuda_invalid("gemv: this format's steps are 4 chunks");
   switch (config.rows_per_warp) {
     case 1:
-      if (!a.swiglu) return launch_gemv<F, 1, P>(a, config, stream);
+      if (!a.swiglu) return launch_gemv<F, 1, P, kGemvUnroll>(a, config, stream);
       break;
     case 2:
-      return launch_gemv<F, 2, P>(a, config, stream);
+      return launch_gemv<F, 2, P, kGemvUnroll>(a, config, stream);
     case 4:
-      if constexpr (P != GemvPipeline::registers) return launch_gemv<F, 4, P>(a, config, stream);
+      if constexpr (P != GemvPipeline::registers) {
+        return launch_gemv<F, 4, P, kGemvUnroll>(a, config, stream);
+      }
       break;
     default:
       break;

@@ -1,9 +1,9 @@
 // NF4 / NF4-DQ batch-1 GEMV: 32 codes per 16-byte load. Each code byte (two nibbles, first element
 // high) is decoded by one shared-memory read of a 256-entry table of half2 pairs, replicated per
-// lane so no two lanes of a warp ever share a bank; the 32 products of a chunk are taken in fp16
-// and summed in FP32, then scaled once by the chunk's block absmax (fp32 for nf4, decoded from its
-// dynamic-map byte for nf4-dq). The codes are held as fp16 there, as bitsandbytes' kernel holds its
-// quant_map.
+// lane so no two lanes of a warp ever share a bank; x is staged in fp16; the 32 products of a
+// chunk are taken in fp16 and summed in FP32, then scaled once by the chunk's block absmax (fp32
+// for nf4, decoded from its dynamic-map byte for nf4-dq). The codes are held as fp16 there, as
+// bitsandbytes' kernel holds its quant_map.
 #include <cuda_fp16.h>
 
 #include "engine/cuda/gemv_kernel.cuh"
@@ -21,19 +21,37 @@ __constant__ float kCode[16] = {
     quant::kNf4Code[12], quant::kNf4Code[13], quant::kNf4Code[14], quant::kNf4Code[15]};
 
 constexpr int kPairEntries = 256 * 32;  // [byte][lane]
+constexpr int kGemvThreadsForTable = detail::kGemvThreads;
 constexpr size_t kPairBytes = kPairEntries * 4;
 
 struct Nf4Common {
   static constexpr int kElems = 32;
   static constexpr int kBitsPerWeight = 4;
 
+  // Entry [byte][lane] = (code[byte >> 4], code[byte & 15]). Thread (warp w, lane) writes the
+  // bytes w + 8k, k < 32, whose high nibble is k / 2 and low nibble w + 8·(k % 2): every value
+  // comes from registers, and the 32 stores are independent (a loop reading the constant table
+  // for each entry cost about 2 µs per block, as much as a whole small GEMV's weights).
   __device__ static void init_pairs(unsigned char* fsmem) {
+    static_assert(kGemvThreadsForTable == 256, "the table is laid out for 8 warps of 32");
     auto* pairs = reinterpret_cast<__half2*>(fsmem);
-    for (int i = threadIdx.x; i < kPairEntries; i += blockDim.x) {
-      const int byte = i >> 5;
-      pairs[i] =
-          __halves2half2(__float2half_rn(kCode[byte >> 4]), __float2half_rn(kCode[byte & 15]));
+    const int w = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
+    const __half low[2] = {__float2half_rn(kCode[w]), __float2half_rn(kCode[8 + w])};
+#pragma unroll
+    for (int k = 0; k < 32; ++k) {
+      pairs[(w + 8 * k) * 32 + lane] = __halves2half2(__float2half_rn(kCode[k >> 1]), low[k & 1]);
     }
+  }
+
+  // x is staged in fp16 (x_bytes): the 8 elements of code word i are 16-byte unit i of the chunk.
+  static constexpr bool kXHalf = true;
+  static constexpr bool kShortSteps = true;
+
+  // The code pair of byte k of v for this lane: one byte_perm (the byte, zero-extended) and one
+  // shared-memory read.
+  __device__ static __half2 pair(const __half2* lane_pairs, uint32_t v, unsigned k) {
+    return lane_pairs[__byte_perm(v, 0u, 0x4440u | k) << 5];
   }
 
   // Products in fp16 (a code pair times an x pair, HFMA2), summed four deep per half lane, then
@@ -41,18 +59,19 @@ struct Nf4Common {
   // kernel, which multiplies in fp16 and accumulates in FP32.
   __device__ static float dot(uint4 w, const float4* x4, int rot, const unsigned char* fsmem,
                               int lane) {
-    const auto* pairs = reinterpret_cast<const __half2*>(fsmem) + lane;
+    const auto* lane_pairs = reinterpret_cast<const __half2*>(fsmem) + lane;
+    const auto* xh = reinterpret_cast<const uint4*>(x4);
     const uint32_t words[4] = {w.x, w.y, w.z, w.w};
     float s = 0.0f;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const uint32_t v = words[i];
-      const float4 xa = x4[(2 * i + rot) & 7];
-      const float4 xb = x4[(2 * i + 1 + rot) & 7];
-      __half2 h = __hmul2(pairs[(v & 0xffu) << 5], __floats2half2_rn(xa.x, xa.y));
-      h = __hfma2(pairs[((v >> 8) & 0xffu) << 5], __floats2half2_rn(xa.z, xa.w), h);
-      h = __hfma2(pairs[((v >> 16) & 0xffu) << 5], __floats2half2_rn(xb.x, xb.y), h);
-      h = __hfma2(pairs[(v >> 24) << 5], __floats2half2_rn(xb.z, xb.w), h);
+      const uint4 xu = xh[(i + rot) & 3];
+      const __half2* x2 = reinterpret_cast<const __half2*>(&xu);
+      __half2 h = __hmul2(pair(lane_pairs, v, 0), x2[0]);
+      h = __hfma2(pair(lane_pairs, v, 1), x2[1], h);
+      h = __hfma2(pair(lane_pairs, v, 2), x2[2], h);
+      h = __hfma2(pair(lane_pairs, v, 3), x2[3], h);
       const float2 f = __half22float2(h);
       s += f.x + f.y;
     }
