@@ -32,8 +32,8 @@ struct Int8WoPolicy {
   __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
   __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }
   __device__ static float dot(uint4 w, const float4* x4, int rot, const unsigned char*, int) {
-    return (dot4(w.x, x4[rot]) + dot4(w.y, x4[(rot + 1) & 3])) +
-           (dot4(w.z, x4[(rot + 2) & 3]) + dot4(w.w, x4[(rot + 3) & 3]));
+    return (dot4(w.x, x4[rot]) + dot4(w.y, x4[rot ^ 1])) +
+           (dot4(w.z, x4[rot ^ 2]) + dot4(w.w, x4[rot ^ 3]));
   }
   __device__ static float finish(const GemvSegment& s, int row, float acc) {
     const float scale = __fmul_rn(s.scales[row], quant::kInv127);

@@ -48,12 +48,13 @@ __host__ __device__ constexpr size_t align16(size_t n) {
   return (n + 15) / 16 * 16;
 }
 
-// Where float4 k of 16-byte weight chunk c lives in the staged x: the V float4 of a chunk are
-// rotated by c·V/8 so that the 8 lanes of a shared-memory phase (consecutive chunks) read 8
-// different bank groups — a plain layout is 2-, 4- and 8-way conflicted for V = 2, 4, 8.
+// Where 16-byte unit k of weight chunk c's x lives in the staged x: the V units of a chunk are
+// permuted by XOR with s = c·V/8 mod V so that the 8 lanes of a shared-memory phase (consecutive
+// chunks) read 8 different bank groups — a plain layout is 2-, 4- and 8-way conflicted for
+// V = 2, 4, 8. (XOR rather than a rotation: a dot finds unit k at k ^ s, one instruction.)
 template <int V>
 __device__ __forceinline__ int x_slot(int c, int k) {
-  return c * V + ((k + c * V / 8) & (V - 1));
+  return c * V + (k ^ ((c * V / 8) & (V - 1)));
 }
 
 // The RMSNorm scale 1/sqrt(mean(x²) + eps) of x (sum of squares in double, as the CPU computes
@@ -219,7 +220,7 @@ __device__ __forceinline__ void accumulate_step(const Step<F, R, U>& step,
     const int c = c0 + u * 32;
     if (c < chunks) {
       const float4* xc = xs4 + c * V;
-      const int rot = (c * V / 8) & (V - 1);
+      const int rot = (c * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const float sc = F::scale(step.raw[u][r], rows.seg[r], fsmem);

@@ -1,132 +1,15 @@
-// NF4 / NF4-DQ batch-1 GEMV: 32 codes per 16-byte load. Each code byte (two nibbles, first element
-// high) is decoded by one shared-memory read of a 256-entry table of half2 pairs, replicated per
-// lane so no two lanes of a warp ever share a bank; x is staged in fp16; the 32 products of a
-// chunk are taken in fp16 and summed in FP32, then scaled once by the chunk's block absmax (fp32
-// for nf4, decoded from its dynamic-map byte for nf4-dq). The codes are held as fp16 there, as
-// bitsandbytes' kernel holds its quant_map.
-#include <cuda_fp16.h>
-
-#include "engine/cuda/gemv_kernel.cuh"
+// NF4 / NF4-DQ batch-1 GEMV launcher: the shared kernel with the NF4 policies of
+// gemv_nf4_policy.cuh.
 #include "engine/cuda/gemv_nf4.cuh"
-#include "quant/nf4.h"
-#include "quant/nf4_dq.h"
+#include "engine/cuda/gemv_nf4_policy.cuh"
 
 namespace ec::engine::cuda {
-namespace {
-
-__constant__ float kCode[16] = {
-    quant::kNf4Code[0],  quant::kNf4Code[1],  quant::kNf4Code[2],  quant::kNf4Code[3],
-    quant::kNf4Code[4],  quant::kNf4Code[5],  quant::kNf4Code[6],  quant::kNf4Code[7],
-    quant::kNf4Code[8],  quant::kNf4Code[9],  quant::kNf4Code[10], quant::kNf4Code[11],
-    quant::kNf4Code[12], quant::kNf4Code[13], quant::kNf4Code[14], quant::kNf4Code[15]};
-
-constexpr int kPairEntries = 256 * 32;  // [byte][lane]
-constexpr int kGemvThreadsForTable = detail::kGemvThreads;
-constexpr size_t kPairBytes = kPairEntries * 4;
-
-struct Nf4Common {
-  static constexpr int kElems = 32;
-  static constexpr int kBitsPerWeight = 4;
-
-  // Entry [byte][lane] = (code[byte >> 4], code[byte & 15]). Thread (warp w, lane) writes the
-  // bytes w + 8k, k < 32, whose high nibble is k / 2 and low nibble w + 8·(k % 2): every value
-  // comes from registers, and the 32 stores are independent (a loop reading the constant table
-  // for each entry cost about 2 µs per block, as much as a whole small GEMV's weights).
-  __device__ static void init_pairs(unsigned char* fsmem) {
-    static_assert(kGemvThreadsForTable == 256, "the table is laid out for 8 warps of 32");
-    auto* pairs = reinterpret_cast<__half2*>(fsmem);
-    const int w = threadIdx.x >> 5;
-    const int lane = threadIdx.x & 31;
-    const __half low[2] = {__float2half_rn(kCode[w]), __float2half_rn(kCode[8 + w])};
-#pragma unroll
-    for (int k = 0; k < 32; ++k) {
-      pairs[(w + 8 * k) * 32 + lane] = __halves2half2(__float2half_rn(kCode[k >> 1]), low[k & 1]);
-    }
-  }
-
-  // x is staged in fp16 (x_bytes): the 8 elements of code word i are 16-byte unit i of the chunk.
-  static constexpr bool kXHalf = true;
-  static constexpr bool kShortSteps = true;
-
-  // The code pair of byte k of v for this lane: one byte_perm (the byte, zero-extended) and one
-  // shared-memory read.
-  __device__ static __half2 pair(const __half2* lane_pairs, uint32_t v, unsigned k) {
-    return lane_pairs[__byte_perm(v, 0u, 0x4440u | k) << 5];
-  }
-
-  // Products in fp16 (a code pair times an x pair, HFMA2), summed four deep per half lane, then
-  // added in FP32: half the instructions of converting every code to FP32, and like bitsandbytes'
-  // kernel, which multiplies in fp16 and accumulates in FP32.
-  __device__ static float dot(uint4 w, const float4* x4, int rot, const unsigned char* fsmem,
-                              int lane) {
-    const auto* lane_pairs = reinterpret_cast<const __half2*>(fsmem) + lane;
-    const auto* xh = reinterpret_cast<const uint4*>(x4);
-    const uint32_t words[4] = {w.x, w.y, w.z, w.w};
-    float s = 0.0f;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const uint32_t v = words[i];
-      const uint4 xu = xh[(i + rot) & 3];
-      const __half2* x2 = reinterpret_cast<const __half2*>(&xu);
-      __half2 h = __hmul2(pair(lane_pairs, v, 0), x2[0]);
-      h = __hfma2(pair(lane_pairs, v, 1), x2[1], h);
-      h = __hfma2(pair(lane_pairs, v, 2), x2[2], h);
-      h = __hfma2(pair(lane_pairs, v, 3), x2[3], h);
-      const float2 f = __half22float2(h);
-      s += f.x + f.y;
-    }
-    return s;
-  }
-
-  __device__ static float finish(const GemvSegment& s, int row, float acc) {
-    return s.bias != nullptr ? acc + s.bias[row] : acc;
-  }
-
-  // A chunk of 32 starts at a multiple of 32 of the flattened weight (cols % 32 == 0), so it lies
-  // inside one block of 64.
-  __device__ static int64_t block_of(int row, int cols, int c) {
-    return (static_cast<int64_t>(row) * cols + static_cast<int64_t>(c) * 32) / quant::kNf4BlockSize;
-  }
-};
-
-struct Nf4Policy : Nf4Common {
-  static constexpr size_t kSharedBytes = kPairBytes;
-  __device__ static void init_shared(const GemvArgs&, unsigned char* fsmem) { init_pairs(fsmem); }
-  __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
-    return make_float2(__ldg(s.scales + block_of(row, cols, c)), 0.0f);
-  }
-  __device__ static float scale(float2 raw, const GemvSegment&, const unsigned char*) {
-    return raw.x;
-  }
-};
-
-struct Nf4DqPolicy : Nf4Common {
-  static constexpr size_t kSharedBytes = kPairBytes + 256 * 4;
-  __device__ static void init_shared(const GemvArgs& a, unsigned char* fsmem) {
-    init_pairs(fsmem);
-    auto* map = reinterpret_cast<float*>(fsmem + kPairBytes);
-    for (int i = threadIdx.x; i < 256; i += blockDim.x) map[i] = a.seg[0].absmax_map[i];
-  }
-  // The absmax byte and its 256-block scale come with the weights; the map lookup waits for the
-  // shared-memory table: code[q_b] · scale[b / 256] + offset (quant::Nf4DqTensor::block_absmax).
-  __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
-    const int64_t b = block_of(row, cols, c);
-    return make_float2(__int_as_float(__ldg(s.absmax_codes + b)),
-                       __ldg(s.scales + b / quant::kNf4DqBlockSize));
-  }
-  __device__ static float scale(float2 raw, const GemvSegment& s, const unsigned char* fsmem) {
-    const auto* map = reinterpret_cast<const float*>(fsmem + kPairBytes);
-    return __fadd_rn(__fmul_rn(map[__float_as_int(raw.x)], raw.y), s.absmax_offset);
-  }
-};
-
-}  // namespace
 
 void launch_gemv_nf4(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream) {
   if (args.format == GemvFormat::nf4_dq) {
-    detail::dispatch_rows<Nf4DqPolicy>(args, config, stream);
+    detail::dispatch_rows<nf4::Nf4DqPolicy>(args, config, stream);
   } else {
-    detail::dispatch_rows<Nf4Policy>(args, config, stream);
+    detail::dispatch_rows<nf4::Nf4Policy>(args, config, stream);
   }
 }
 
