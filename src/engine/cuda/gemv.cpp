@@ -111,8 +111,8 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {
       }
     }
   }
-  // Two-chunk steps for the formats whose dot costs more instructions than their load (their
-  // kernels are short of warps, not of bytes in flight), one or two rows, every pipeline.
+  // Two-chunk steps for the formats whose dot costs more instructions than their load: half the
+  // registers of a step, so more warps fit; one or two rows, every pipeline.
   if (args.format == GemvFormat::int8_wo || args.format == GemvFormat::nf4 ||
       args.format == GemvFormat::nf4_dq) {
     for (GemvPipeline pipeline :

@@ -194,16 +194,13 @@ struct Step {
   __device__ void load(const WarpRows<F, R>& rows, int c0, int chunks, int cols) {
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const int c = c0 + u * 32;
+      // Past the row's end a lane loads the last chunk again instead of branching and zeroing
+      // (accumulate_step never uses it): the warp reads that chunk in the same request anyway.
+      const int c = min(c0 + u * 32, chunks - 1);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        if (c < chunks) {
-          w[u][r] = ld_stream(rows.wrow[r] + static_cast<int64_t>(c) * 16);
-          raw[u][r] = F::raw(rows.seg[r], rows.local[r], cols, c);
-        } else {
-          w[u][r] = make_uint4(0, 0, 0, 0);
-          raw[u][r] = make_float2(0.0f, 0.0f);
-        }
+        w[u][r] = ld_stream(rows.wrow[r] + static_cast<int64_t>(c) * 16);
+        raw[u][r] = F::raw(rows.seg[r], rows.local[r], cols, c);
       }
     }
   }
@@ -415,7 +412,8 @@ void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t strea
 }
 
 // Short steps (two chunks per row per step, half the registers of a step) are built only for the
-// formats that offer them (F::kShortSteps), with one or two rows per warp.
+// formats that offer them (F::kShortSteps), with one or two rows per warp. (Four rows with short
+// steps never won on the H200: docs/results/cuda-h200-visit9.)
 template <class F, GemvPipeline P>
 void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   if (config.unroll == 2 && F::kShortSteps) {
