@@ -5,7 +5,6 @@
 // measured in the same run, and energy from the NVML counter when the meter has it.
 //   bench_decode [--models a,b] [--formats fp16,int8-wo,...] [--tokens 256] [--prompt 16]
 //                [--iters 2] [--json FILE] [--configs-dir DIR]
-#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,10 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/bench_main.h"
+#include "common/copy_ceiling.h"
 #include "core/error.h"
 #include "decode/nvml_energy.h"
 #include "engine/cuda/cuda_check.cuh"
-#include "engine/cuda/device_buffer.cuh"
 #include "engine/engine.h"
 #include "model/config.h"
 #include "model/presets.h"
@@ -45,29 +45,6 @@ std::vector<std::string> split(const std::string& s) {
     start = comma + 1;
   }
   return out;
-}
-
-// Device-to-device copy of 2 GiB, bytes read + written per second: the ceiling we report against.
-double copy_ceiling() {
-  const size_t bytes = size_t{2} << 30;
-  engine::cuda::DeviceBuffer<uint8_t> a(bytes), b(bytes);
-  CUDA_CHECK(cudaMemset(a.get(), 1, bytes));
-  CUDA_CHECK(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  CUDA_CHECK(cudaEventCreate(&e0));
-  CUDA_CHECK(cudaEventCreate(&e1));
-  std::vector<double> t;
-  for (int i = 0; i < 5; ++i) {
-    CUDA_CHECK(cudaEventRecord(e0));
-    CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaEventRecord(e1));
-    CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1e-3);
-  }
-  std::sort(t.begin(), t.end());
-  return 2.0 * double(bytes) / t[2];
 }
 
 int run(int argc, char** argv) {
@@ -188,10 +165,5 @@ int run(int argc, char** argv) {
 }  // namespace ec::bench
 
 int main(int argc, char** argv) {
-  try {
-    return ec::bench::run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_decode: %s\n", e.what());
-    return 1;
-  }
+  return ec::bench::bench_main("bench_decode", ec::bench::run, argc, argv);
 }

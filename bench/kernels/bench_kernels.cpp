@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "common/bench_main.h"
+#include "common/copy_ceiling.h"
 #include "core/half.h"
 #include "engine/cpu/gemv_half.h"
 #include "engine/cpu/gemv_int8_wo.h"
@@ -224,32 +226,6 @@ double time_rotated(const std::function<void(int, cudaStream_t)>& launch, int co
   return t[t.size() / 2];
 }
 
-// Device-to-device copy of 2 GiB on the stream (not from a graph), bytes read + written per
-// second: the ceiling every row is compared with.
-double copy_bandwidth(cudaStream_t stream) {
-  const size_t bytes = size_t{2} << 30;
-  DeviceBuffer<uint8_t> a(bytes), b(bytes);
-  CUDA_CHECK(cudaMemset(a.get(), 1, bytes));
-  CUDA_CHECK(cudaMemcpy(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice));
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  CUDA_CHECK(cudaEventCreate(&e0));
-  CUDA_CHECK(cudaEventCreate(&e1));
-  std::vector<double> t;
-  for (int i = 0; i < 5; ++i) {
-    CUDA_CHECK(cudaEventRecord(e0, stream));
-    CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream));
-    CUDA_CHECK(cudaEventRecord(e1, stream));
-    CUDA_CHECK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    t.push_back(ms * 1e-3);
-  }
-  (void)cudaEventDestroy(e0);
-  (void)cudaEventDestroy(e1);
-  std::sort(t.begin(), t.end());
-  return 2.0 * double(bytes) / t[2];
-}
-
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -287,7 +263,7 @@ int run(int argc, char** argv) {
   CUBLAS_CHECK(cublasSetStream(cublas, stream));
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  const double ceiling = copy_bandwidth(stream);
+  const double ceiling = copy_ceiling(stream);
   std::printf("device %s, L2 %d MB; device-to-device copy (read+write) %.0f GB/s\n", prop.name,
               prop.l2CacheSize >> 20, ceiling / 1e9);
   std::ofstream json;
@@ -473,10 +449,5 @@ int run(int argc, char** argv) {
 }  // namespace ec::bench
 
 int main(int argc, char** argv) {
-  try {
-    return ec::bench::run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_kernels: %s\n", e.what());
-    return 1;
-  }
+  return ec::bench::bench_main("bench_kernels", ec::bench::run, argc, argv);
 }

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "common/bench_main.h"
+#include "common/copy_ceiling.h"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/device_buffer.cuh"
 #include "engine/cuda/gemv_nf4_policy.cuh"
@@ -60,21 +62,7 @@ struct ProbePolicy : engine::cuda::nf4::Nf4Policy {
       }
       return __uint_as_float(acc & 0x3c003c00u);
     } else {
-      const auto* xh = reinterpret_cast<const uint4*>(x4);
-      const uint32_t words[4] = {w.x, w.y, w.z, w.w};
-      float s = 0.0f;
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const uint32_t v = words[i];
-        const uint4 xu = xh[i ^ rot];
-        const __half2* x2 = reinterpret_cast<const __half2*>(&xu);
-        __half2 h = __hmul2(word_pair(v, 0), x2[0]);
-#pragma unroll
-        for (unsigned k = 1; k < 4; ++k) h = __hfma2(word_pair(v, k), x2[k], h);
-        const float2 f = __half22float2(h);
-        s += f.x + f.y;
-      }
-      return s;
+      return dot_pairs(w, x4, rot, [](uint32_t v, unsigned k) { return word_pair(v, k); });
     }
   }
 };
@@ -144,28 +132,6 @@ double time_us(const std::vector<GemvArgs>& sets, const GemvConfig& cfg, int rep
   return static_cast<double>(ms) * 1e3 / reps;
 }
 
-double copy_gbps(cudaStream_t stream) {
-  const size_t n = size_t{1} << 30;
-  DeviceBuffer<uint8_t> a(n), b(n);
-  CUDA_CHECK(cudaMemsetAsync(a.get(), 1, n, stream));
-  CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), n, cudaMemcpyDeviceToDevice, stream));
-  cudaEvent_t start = nullptr, stop = nullptr;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
-  CUDA_CHECK(cudaEventRecord(start, stream));
-  constexpr int kReps = 5;
-  for (int i = 0; i < kReps; ++i) {
-    CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), n, cudaMemcpyDeviceToDevice, stream));
-  }
-  CUDA_CHECK(cudaEventRecord(stop, stream));
-  CUDA_CHECK(cudaEventSynchronize(stop));
-  float ms = 0.0f;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  (void)cudaEventDestroy(start);
-  (void)cudaEventDestroy(stop);
-  return 2.0 * double(n) * kReps / (double(ms) * 1e-3) / 1e9;  // read + write
-}
-
 int run(int argc, char** argv) {
   int reps = 20;
   std::string only_role, only_config, only_part;
@@ -182,7 +148,7 @@ int run(int argc, char** argv) {
   }
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const double ceiling = copy_gbps(stream);
+  const double ceiling = copy_ceiling(stream) / 1e9;
   std::printf("device-to-device copy (read+write) %.0f GB/s\n\n", ceiling);
   std::printf("| role | config | part | us | GB/s | %% of copy |\n|---|---|---|---|---|---|\n");
   const Shape shapes[] = {{"gate_up", 18944, 3584, true}, {"down", 3584, 18944, false}};
@@ -239,10 +205,5 @@ int run(int argc, char** argv) {
 }  // namespace ec::bench
 
 int main(int argc, char** argv) {
-  try {
-    return ec::bench::run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_nf4_probe: %s\n", e.what());
-    return 1;
-  }
+  return ec::bench::bench_main("bench_nf4_probe", ec::bench::run, argc, argv);
 }

@@ -67,10 +67,10 @@ struct Nf4Common {
 
   // Products in fp16 (a code pair times an x pair, HFMA2), summed four deep per half lane, then
   // added in FP32: half the instructions of converting every code to FP32, and like bitsandbytes'
-  // kernel, which multiplies in fp16 and accumulates in FP32.
-  __device__ static float dot(uint4 w, const float4* x4, int rot, const unsigned char* fsmem,
-                              int lane) {
-    const uint32_t table = lane_table(fsmem, lane);
+  // kernel, which multiplies in fp16 and accumulates in FP32. The code pair of byte k of word v is
+  // pair_of(v, k): the table (dot), or a stand-in in the probe bench (bench/probe).
+  template <class PairOf>
+  __device__ static float dot_pairs(uint4 w, const float4* x4, int rot, PairOf pair_of) {
     const auto* xh = reinterpret_cast<const uint4*>(x4);
     const uint32_t words[4] = {w.x, w.y, w.z, w.w};
     float s = 0.0f;
@@ -79,14 +79,20 @@ struct Nf4Common {
       const uint32_t v = words[i];
       const uint4 xu = xh[i ^ rot];
       const __half2* x2 = reinterpret_cast<const __half2*>(&xu);
-      __half2 h = __hmul2(pair(table, v, 0), x2[0]);
-      h = __hfma2(pair(table, v, 1), x2[1], h);
-      h = __hfma2(pair(table, v, 2), x2[2], h);
-      h = __hfma2(pair(table, v, 3), x2[3], h);
+      __half2 h = __hmul2(pair_of(v, 0u), x2[0]);
+      h = __hfma2(pair_of(v, 1u), x2[1], h);
+      h = __hfma2(pair_of(v, 2u), x2[2], h);
+      h = __hfma2(pair_of(v, 3u), x2[3], h);
       const float2 f = __half22float2(h);
       s += f.x + f.y;
     }
     return s;
+  }
+
+  __device__ static float dot(uint4 w, const float4* x4, int rot, const unsigned char* fsmem,
+                              int lane) {
+    const uint32_t table = lane_table(fsmem, lane);
+    return dot_pairs(w, x4, rot, [table](uint32_t v, unsigned k) { return pair(table, v, k); });
   }
 
   __device__ static float finish(const GemvSegment& s, int row, float acc) {
