@@ -280,8 +280,8 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
     F::init_shared(a, fsmem);  // constant tables: built before waiting, like the first loads
     pdl_wait();
     pdl_trigger();
-    stage_x<V, F::kXHalf>(a.x, a.norm, a.norm_eps, a.cols,
-                          xs);  // its barrier also covers init_shared
+    // Its barrier also covers init_shared.
+    stage_x<V, F::kXHalf>(a.x, a.norm, a.norm_eps, a.cols, xs);
 
     for (int g = blockIdx.x; g < groups; g += gridDim.x) {
       const WarpRows<F, R> rows(a, g, warp, total);
@@ -416,12 +416,12 @@ void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t strea
 // steps never won on the H200: docs/results/cuda-h200-visit9.)
 template <class F, GemvPipeline P>
 void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if (config.unroll == 2 && F::kShortSteps) {
-    if constexpr (F::kShortSteps) {
+  if constexpr (F::kShortSteps) {
+    if (config.unroll == 2) {
       if (config.rows_per_warp == 1 && !a.swiglu) return launch_gemv<F, 1, P, 2>(a, config, stream);
       if (config.rows_per_warp == 2) return launch_gemv<F, 2, P, 2>(a, config, stream);
+      cuda_invalid("gemv: two-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
     }
-    cuda_invalid("gemv: two-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
   }
   if (config.unroll != kGemvUnroll) cuda_invalid("gemv: this format's steps are 4 chunks");
   switch (config.rows_per_warp) {

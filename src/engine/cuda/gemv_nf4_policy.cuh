@@ -22,7 +22,6 @@ static __constant__ float kCode[16] = {
     quant::kNf4Code[12], quant::kNf4Code[13], quant::kNf4Code[14], quant::kNf4Code[15]};
 
 constexpr int kPairEntries = 256 * 32;  // [byte][lane]
-constexpr int kGemvThreadsForTable = detail::kGemvThreads;
 constexpr size_t kPairBytes = kPairEntries * 4;
 
 struct Nf4Common {
@@ -34,7 +33,7 @@ struct Nf4Common {
   // comes from registers, and the 32 stores are independent (a loop reading the constant table
   // for each entry cost about 2 µs per block, as much as a whole small GEMV's weights).
   __device__ static void init_pairs(unsigned char* fsmem) {
-    static_assert(kGemvThreadsForTable == 256, "the table is laid out for 8 warps of 32");
+    static_assert(detail::kGemvThreads == 256, "the table is laid out for 8 warps of 32");
     auto* pairs = reinterpret_cast<__half2*>(fsmem);
     const int w = threadIdx.x >> 5;
     const int lane = threadIdx.x & 31;
