@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "engine/cuda/argmax.cuh"
 #include "engine/cuda/attention.cuh"
+#include "engine/cuda/attention_decode.cuh"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/device_buffer.cuh"
 #include "engine/cuda/embedding.cuh"
@@ -125,6 +126,9 @@ class CudaEngine final : public Engine {
   // The RoPE + KV-store and attention arguments of layer l for n_tokens tokens at *pos_.
   RopeStoreArgs rope_store_args(int l, int n_tokens);
   AttentionArgs attention_args(int l, int n_tokens, int splits);
+  DecodeAttentionArgs decode_attention_args(int l);
+  // The most KV slices the decode attention may use (the autotuner's range).
+  int max_decode_splits() const;
   uint16_t* k_layer(int l) { return k_cache_.get() + sz(l) * sz(kv_dim_) * sz(capacity_); }
   uint16_t* v_layer(int l) { return v_cache_.get() + sz(l) * sz(kv_dim_) * sz(capacity_); }
 
@@ -152,6 +156,10 @@ class CudaEngine final : public Engine {
   DeviceBuffer<float> attn_partial_;
   DeviceBuffer<unsigned> attn_counters_;
   int decode_splits_ = 1;
+  // Decode attention fused with RoPE and the KV store (attention_decode.cu), or the RoPE kernel
+  // and the split kernel of prefill (head sizes it does not handle, EC_CUDA_ATTENTION=split).
+  bool fused_attention_ = false;
+  int compute_major_ = 0;
   bool has_pdl_ = false;  // sm_90 and newer: programmatic dependent launch is available
   DeviceBuffer<int32_t> tokens_, next_;
   DeviceBuffer<int> pos_;
@@ -255,7 +263,14 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   attn_.resize(sz(chunk * q_dim_));
   act_.resize(sz(chunk * inter));
   logits_.resize(sz(chunk * vocab));
-  decode_splits_ = attention_splits(1, c.num_kv_heads, capacity_);
+  compute_major_ = prop.major;
+  const char* attention_env = std::getenv("EC_CUDA_ATTENTION");
+  fused_attention_ = decode_attention_supported(c.head_dim, 1, prop.major) &&
+                     (attention_env == nullptr || std::string(attention_env) != "split");
+  // Fused: slices of about 64 positions of the whole cache, at most one cluster's worth; split:
+  // enough slices to fill the GPU. The autotuner then tries powers of two either side.
+  decode_splits_ = fused_attention_ ? std::clamp((capacity_ + 63) / 64, 1, max_decode_splits())
+                                    : attention_splits(1, c.num_kv_heads, capacity_);
   attn_partial_.resize(attention_partial_floats(kPartialSlots, c.num_heads, c.head_dim, 1));
   attn_counters_.resize(sz(chunk * c.num_kv_heads));
   CUDA_CHECK(cudaMemset(attn_counters_.get(), 0, attn_counters_.bytes()));
@@ -373,6 +388,32 @@ AttentionArgs CudaEngine::attention_args(int l, int n_tokens, int splits) {
   return at;
 }
 
+DecodeAttentionArgs CudaEngine::decode_attention_args(int l) {
+  const auto& c = config_;
+  DecodeAttentionArgs at;
+  at.qkv = qkv_.get();
+  at.n_heads = c.num_heads;
+  at.kv_heads = c.num_kv_heads;
+  at.head_dim = c.head_dim;
+  at.start = pos_.get();
+  at.cos = rope_cos_.get();
+  at.sin = rope_sin_.get();
+  at.k_cache = k_layer(l);
+  at.v_cache = v_layer(l);
+  at.capacity = capacity_;
+  at.scale = attn_scale_;
+  at.out = attn_.get();
+  at.splits = decode_splits_;
+  return at;
+}
+
+int CudaEngine::max_decode_splits() const {
+  if (!fused_attention_) return kAttentionMaxSplits;
+  return decode_attention_supported(config_.head_dim, kDecodeAttentionMaxSplits, compute_major_)
+             ? kDecodeAttentionMaxSplits
+             : 1;
+}
+
 // Kernel classes of a decode step, for the EC_CUDA_PROFILE breakdown.
 enum Stage { kEmbed, kStQkv, kRope, kAttn, kStO, kStGu, kStDown, kStHead, kArgmax, kStages };
 constexpr const char* kStageNames[kStages] = {"embedding", "qkv gemv",     "rope+store",
@@ -404,11 +445,16 @@ void CudaEngine::enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks)
     gemv(qkv, configs_[kQkv], stream_);
     mark(kStQkv);
 
-    rope_store(rope_store_args(l, 1), stream_);
-    mark(kRope);
-
-    attention(attention_args(l, 1, decode_splits_), stream_);
-    mark(kAttn);
+    if (fused_attention_) {
+      // PDL as the GEMVs have it: the autotuner switches it for every kernel at once.
+      decode_attention(decode_attention_args(l), configs_[kQkv].pdl, stream_);
+      mark(kAttn);
+    } else {
+      rope_store(rope_store_args(l, 1), stream_);
+      mark(kRope);
+      attention(attention_args(l, 1, decode_splits_), stream_);
+      mark(kAttn);
+    }
 
     GemvArgs o = L.o.decode_args();
     o.x = attn_.get();
@@ -684,8 +730,9 @@ void CudaEngine::autotune() {
   }
   // KV splits of the decode attention (these change the softmax's rounding, unlike the GEMV
   // variants).
-  const int max_splits = attention_splits(1, config_.num_kv_heads, capacity_);
-  for (int splits = 1; splits <= kAttentionMaxSplits; splits *= 2) {
+  const int max_splits =
+      fused_attention_ ? max_decode_splits() : attention_splits(1, config_.num_kv_heads, capacity_);
+  for (int splits = 1; splits <= max_decode_splits(); splits *= 2) {
     if (splits == decode_splits_ || splits > std::max(max_splits, 1) * 2) continue;
     const int keep = decode_splits_;
     try_candidate([&] { decode_splits_ = splits; }, [&] { decode_splits_ = keep; });
@@ -703,7 +750,8 @@ std::string CudaEngine::variant_name() const {
     s += role == 0 ? "[" : ",";
     s += std::string(kRoleNames[role]) + ":" + gemv_config_name(configs_[role]);
   }
-  return s + ",attn-splits:" + std::to_string(decode_splits_) + "]";
+  return s + (fused_attention_ ? ",attn-fused-splits:" : ",attn-splits:") +
+         std::to_string(decode_splits_) + "]";
 }
 
 }  // namespace

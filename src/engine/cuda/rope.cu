@@ -1,10 +1,11 @@
 // RoPE + KV-cache store: blocks over (token, item block), one thread per (head, pair) of q and k
-// or per v element. Products are rounded separately (no FMA contraction) to match cpu::RopeTable.
+// or per v element (prefill, and decode where the fused decode attention does not apply).
 #include <cuda_fp16.h>
 
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/pdl.cuh"
 #include "engine/cuda/rope.cuh"
+#include "engine/cuda/rope_rotate.cuh"
 
 namespace ec::engine::cuda {
 namespace {
@@ -33,9 +34,8 @@ __global__ void rope_store_kernel(RopeStoreArgs a) {
     const int d = i % half;
     float* x1 = row + head * a.head_dim + d;
     float* x2 = x1 + half;
-    const float v1 = *x1, v2 = *x2;
-    const float r1 = __fsub_rn(__fmul_rn(v1, c[d]), __fmul_rn(v2, s[d]));
-    const float r2 = __fadd_rn(__fmul_rn(v2, c[d]), __fmul_rn(v1, s[d]));
+    const float2 r = rope_rotate(*x1, *x2, c[d], s[d]);
+    const float r1 = r.x, r2 = r.y;
     if (head < a.n_heads) {
       *x1 = r1;
       *x2 = r2;
