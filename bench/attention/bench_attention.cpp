@@ -15,7 +15,10 @@
 #include <vector>
 
 #include "common/bench_main.h"
+#include "common/comma_list.h"
 #include "common/copy_ceiling.h"
+#include "common/graph_timing.h"
+#include "common/rel_error.h"
 #include "core/half.h"
 #include "engine/cuda/attention.cuh"
 #include "engine/cuda/attention_decode.cuh"
@@ -31,18 +34,6 @@ using engine::cuda::DeviceBuffer;
 
 constexpr int kChain = 64;  // launches per graph replay
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t comma = s.find(',', start);
-    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 // Deterministic values in [-scale, scale).
 std::vector<float> values(size_t n, uint32_t seed, float scale) {
   std::vector<float> v(n);
@@ -56,43 +47,9 @@ std::vector<float> values(size_t n, uint32_t seed, float scale) {
   return v;
 }
 
-// Median µs per launch of `launch`, kChain launches captured in one graph, 7 replays.
+// Median µs per launch of `launch`, kChain launches back to back in one CUDA graph.
 double time_chain(const std::function<void(cudaStream_t)>& launch, cudaStream_t stream) {
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < kChain; ++i) launch(stream);
-  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t a = nullptr, b = nullptr;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  CUDA_CHECK(cudaGraphLaunch(exec, stream));
-  std::vector<double> t;
-  for (int rep = 0; rep < 7; ++rep) {
-    CUDA_CHECK(cudaEventRecord(a, stream));
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));
-    CUDA_CHECK(cudaEventRecord(b, stream));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3 / kChain);
-  }
-  (void)cudaEventDestroy(a);
-  (void)cudaEventDestroy(b);
-  (void)cudaGraphExecDestroy(exec);
-  (void)cudaGraphDestroy(graph);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-double rel_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0.0, den = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    den += double(b[i]) * b[i];
-  }
-  return std::sqrt(num / std::max(den, 1e-30));
+  return 1e6 * graph_seconds_per_launch([&](int, cudaStream_t s) { launch(s); }, kChain, stream);
 }
 
 void bench_preset(const model::ModelConfig& c, int length, double ceiling, cudaStream_t stream) {
@@ -211,8 +168,8 @@ int run(int argc, char** argv) {
   std::printf(
       "\n| model | context | kernel | us | GB/s (K+V) | %% of copy | rel err vs two-kernel "
       "|\n|---|---|---|---|---|---|---|\n");
-  for (const std::string& p : split_list(presets)) {
-    for (const std::string& l : split_list(lengths)) {
+  for (const std::string& p : comma_list(presets)) {
+    for (const std::string& l : comma_list(lengths)) {
       bench_preset(model::preset_or_throw(p), std::stoi(l), ceiling, stream);
     }
   }

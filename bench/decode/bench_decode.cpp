@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/bench_main.h"
+#include "common/comma_list.h"
 #include "common/copy_ceiling.h"
 #include "core/error.h"
 #include "decode/nvml_energy.h"
@@ -33,18 +34,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t comma = s.find(',', start);
-    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
 }
 
 int run(int argc, char** argv) {
@@ -65,7 +54,7 @@ int run(int argc, char** argv) {
   if (!configs_dir.empty()) {
     // The same architectures for bench/hf_peer.py, as config.json files transformers can read.
     std::filesystem::create_directories(configs_dir);
-    for (const std::string& m : split(models)) {
+    for (const std::string& m : comma_list(models)) {
       std::ofstream(std::filesystem::path(configs_dir) / (m + ".json"))
           << model::to_hf_config(model::preset_or_throw(m)).dump(2) << "\n";
     }
@@ -81,7 +70,7 @@ int run(int argc, char** argv) {
   std::printf(
       "\n| model | format | GB/token | tok/s | GB/s | %% of copy | J/1k tok | avg W | load s | "
       "variant |\n|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const std::string& name : split(models)) {
+  for (const std::string& name : comma_list(models)) {
     const model::ModelConfig& config = model::preset_or_throw(name);
     const auto t_gen = Clock::now();
     auto weights = model::make_synthetic_weights(config, 1, DType::f16);
@@ -89,7 +78,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "%s: synthetic weights in %.1f s\n", name.c_str(), gen_s);
     std::vector<int32_t> prompt(static_cast<size_t>(prompt_len));
     for (int i = 0; i < prompt_len; ++i) prompt[size_t(i)] = (i * 7919 + 13) % config.vocab_size;
-    for (const std::string& fmt : split(formats)) {
+    for (const std::string& fmt : comma_list(formats)) {
       engine::EngineOptions o;
       o.backend = engine::Backend::cuda;
       o.precision = engine::parse_precision(fmt);

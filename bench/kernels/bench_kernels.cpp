@@ -18,7 +18,10 @@
 #include <vector>
 
 #include "common/bench_main.h"
+#include "common/comma_list.h"
 #include "common/copy_ceiling.h"
+#include "common/graph_timing.h"
+#include "common/rel_error.h"
 #include "core/half.h"
 #include "engine/cpu/gemv_half.h"
 #include "engine/cpu/gemv_int8_wo.h"
@@ -185,57 +188,12 @@ std::vector<float> cpu_twin(GemvFormat f, const DeviceMatrix& m, int64_t rows,
   return y;
 }
 
-double rel_error(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0.0, den = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    den += double(b[i]) * b[i];
-  }
-  return std::sqrt(num / std::max(den, 1e-30));
-}
-
 // Median time per call of `launch(k)`, k cycling over `copies`, replayed from one CUDA graph.
 double time_rotated(const std::function<void(int, cudaStream_t)>& launch, int copies,
                     cudaStream_t stream) {
   const int per_graph = std::max(copies, 8 / std::max(copies, 1) * copies);
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < per_graph; ++i) launch(i % copies, stream);
-  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t a = nullptr, b = nullptr;
-  CUDA_CHECK(cudaEventCreate(&a));
-  CUDA_CHECK(cudaEventCreate(&b));
-  CUDA_CHECK(cudaGraphLaunch(exec, stream));
-  std::vector<double> t;
-  for (int rep = 0; rep < 7; ++rep) {
-    CUDA_CHECK(cudaEventRecord(a, stream));
-    CUDA_CHECK(cudaGraphLaunch(exec, stream));
-    CUDA_CHECK(cudaEventRecord(b, stream));
-    CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e-3 / per_graph);
-  }
-  (void)cudaEventDestroy(a);
-  (void)cudaEventDestroy(b);
-  (void)cudaGraphExecDestroy(exec);
-  (void)cudaGraphDestroy(graph);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t comma = s.find(',', start);
-    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
+  return graph_seconds_per_launch([&](int i, cudaStream_t s) { launch(i % copies, s); }, per_graph,
+                                  stream);
 }
 
 GemvFormat parse_format(const std::string& s) {
@@ -287,7 +245,7 @@ int run(int argc, char** argv) {
   std::printf(
       "\n| format | role | shape | bytes/call | variant | us | GB/s | %% of copy | "
       "max rel err vs CPU |\n|---|---|---|---|---|---|---|---|---|\n");
-  for (const std::string& fname : split(formats)) {
+  for (const std::string& fname : comma_list(formats)) {
     const GemvFormat f = parse_format(fname);
     for (const Role& role : roles) {
       if (role.name == "lm_head" && f != GemvFormat::f16 && f != GemvFormat::bf16) continue;
