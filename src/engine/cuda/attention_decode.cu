@@ -229,6 +229,9 @@ __global__ void __launch_bounds__(kThreads) decode_attention_kernel(DecodeAttent
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   const auto rank = static_cast<int>(cluster.block_rank());
+  // No cluster barrier before these remote writes: block 0 initialises nothing that they could
+  // overtake (it only reads s_parts after the barrier below), and a cluster's blocks are launched
+  // together, so block 0 is resident long before any slice gets here.
   float* slot = cluster.map_shared_rank(&s_parts[0][0], 0) + rank * (D + 2);
   for (int d = tid; d < D; d += kThreads) {
     float v = 0.0f;

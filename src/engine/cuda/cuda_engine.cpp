@@ -747,10 +747,9 @@ void CudaEngine::autotune() {
 }
 
 // The descent adopts each candidate on a small margin over a few steps, and a chain of such
-// choices can add up to a slower whole (seen on the H200: qwen2-7b FP16 tuned to 229.9 tok/s
-// where the same code, started from PDL on and r2p everywhere, decoded at about 247). So the
-// tuned set is timed against the set it started from, in turns, and kept only when faster by
-// the margin.
+// choices can add up to a slower whole (seen on the H200 with a larger candidate set: qwen2-7b
+// FP16 tuned to 229.9 tok/s where other loads of the same model reached 247). So the tuned set is
+// timed against the set it started from, in turns, and kept only when faster by the margin.
 void CudaEngine::keep_tuned_if_faster(const std::vector<GemvConfig>& start, int start_splits,
                                       int steps, double margin) {
   const std::vector<GemvConfig> tuned(std::begin(configs_), std::end(configs_));
