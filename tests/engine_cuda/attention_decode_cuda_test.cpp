@@ -128,7 +128,7 @@ void check_case(const Case& c, cpu::ThreadPool& pool) {
 }
 
 // Group sizes 2 to 8, every head size, one and several slices, slices that are empty (position 0
-// with 8 slices), slices of one partial tile, of several tiles (2 and 12), a tile boundary at the
+// with 8 slices), slices of one partial tile, of several tiles (2 and 11), a tile boundary at the
 // new position, and a cache row past the new position.
 TEST(CudaDecodeAttention, MatchesCpu) {
   EC_REQUIRE_CUDA();
