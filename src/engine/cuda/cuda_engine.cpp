@@ -127,8 +127,8 @@ class CudaEngine final : public Engine {
   RopeStoreArgs rope_store_args(int l, int n_tokens);
   AttentionArgs attention_args(int l, int n_tokens, int splits);
   DecodeAttentionArgs decode_attention_args(int l);
-  // The most KV slices the decode attention may use (the autotuner's range).
-  int max_decode_splits() const;
+  // The most KV slices the fused decode attention may use: one cluster, where the GPU has them.
+  int max_fused_splits() const;
   // Ends autotune(): keeps the tuned GEMV configs and splits only if they beat `start` overall.
   void keep_tuned_if_faster(const std::vector<GemvConfig>& start, int start_splits, int steps,
                             double margin);
@@ -272,7 +272,7 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
                      (attention_env == nullptr || std::string(attention_env) != "split");
   // Fused: slices of about 64 positions of the whole cache, at most one cluster's worth; split:
   // enough slices to fill the GPU. The autotuner then tries powers of two either side.
-  decode_splits_ = fused_attention_ ? std::clamp((capacity_ + 63) / 64, 1, max_decode_splits())
+  decode_splits_ = fused_attention_ ? std::clamp((capacity_ + 63) / 64, 1, max_fused_splits())
                                     : attention_splits(1, c.num_kv_heads, capacity_);
   attn_partial_.resize(attention_partial_floats(kPartialSlots, c.num_heads, c.head_dim, 1));
   attn_counters_.resize(sz(chunk * c.num_kv_heads));
@@ -410,8 +410,7 @@ DecodeAttentionArgs CudaEngine::decode_attention_args(int l) {
   return at;
 }
 
-int CudaEngine::max_decode_splits() const {
-  if (!fused_attention_) return kAttentionMaxSplits;
+int CudaEngine::max_fused_splits() const {
   return decode_attention_supported(config_.head_dim, kDecodeAttentionMaxSplits, compute_major_)
              ? kDecodeAttentionMaxSplits
              : 1;
@@ -735,10 +734,14 @@ void CudaEngine::autotune() {
   }
   // KV splits of the decode attention (these change the softmax's rounding, unlike the GEMV
   // variants).
-  const int max_splits =
-      fused_attention_ ? max_decode_splits() : attention_splits(1, config_.num_kv_heads, capacity_);
-  for (int splits = 1; splits <= max_decode_splits(); splits *= 2) {
-    if (splits == decode_splits_ || splits > std::max(max_splits, 1) * 2) continue;
+  // Powers of two up to one cluster (fused), or up to twice what fills the GPU (split).
+  const int limit =
+      fused_attention_
+          ? max_fused_splits()
+          : std::min(kAttentionMaxSplits,
+                     2 * std::max(attention_splits(1, config_.num_kv_heads, capacity_), 1));
+  for (int splits = 1; splits <= limit; splits *= 2) {
+    if (splits == decode_splits_) continue;
     const int keep = decode_splits_;
     try_candidate([&] { decode_splits_ = splits; }, [&] { decode_splits_ = keep; });
   }
