@@ -101,6 +101,13 @@ __global__ void __launch_bounds__(kThreads) decode_attention_kernel(DecodeAttent
     cp_async_commit();
   };
   if (n_tiles > 0) issue(0);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Arrive at the cluster barrier now and wait on it just before writing to block 0's shared
+  // memory: no block touches another's shared memory before every block of the cluster has
+  // started (the CUDA guide's rule for distributed shared memory). The arrival is free here and
+  // the wait comes long after.
+  if (splits > 1) (void)cooperative_groups::this_cluster().barrier_arrive();
+#endif
   pdl_wait();  // qkv is the predecessor's output
 
   // RoPE of q, and of the new key where this slice holds the new position. The first query head
@@ -229,9 +236,7 @@ __global__ void __launch_bounds__(kThreads) decode_attention_kernel(DecodeAttent
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
   const auto rank = static_cast<int>(cluster.block_rank());
-  // No cluster barrier before these remote writes: block 0 initialises nothing that they could
-  // overtake (it only reads s_parts after the barrier below), and a cluster's blocks are launched
-  // together, so block 0 is resident long before any slice gets here.
+  cluster.barrier_wait();  // every block of the cluster has started (arrived at the top)
   float* slot = cluster.map_shared_rank(&s_parts[0][0], 0) + rank * (D + 2);
   for (int d = tid; d < D; d += kThreads) {
     float v = 0.0f;
