@@ -303,7 +303,7 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
       a.swiglu = swiglu;
       const auto cands = gemv_candidates(a);
       std::set<std::string> names;
-      int unpipelined = 0, pipelined = 0, short_steps = 0;
+      int unpipelined = 0, pipelined = 0, short_steps = 0, deep_steps = 0;
       for (const GemvConfig& c : cands) {
         const std::string what =
             std::string(gemv_format_name(f)) + (swiglu ? " swiglu " : " ") + gemv_config_name(c);
@@ -322,7 +322,13 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
         if (c.pipeline == GemvPipeline::registers) {
           EXPECT_NE(c.rows_per_warp, 4) << what;
         }
-        EXPECT_TRUE(c.unroll == 4 || c.unroll == 2) << what;
+        EXPECT_TRUE(c.unroll == 4 || c.unroll == 2 || c.unroll == 8 || c.unroll == 16) << what;
+        if (c.unroll >= 8) {
+          ++deep_steps;
+          EXPECT_TRUE(f == GemvFormat::f16 || f == GemvFormat::int8_wo) << what;
+          EXPECT_EQ(c.pipeline, GemvPipeline::none) << what;
+          EXPECT_TRUE(c.rows_per_warp == 1 || (c.unroll == 8 && c.rows_per_warp == 2)) << what;
+        }
         if (c.unroll == 2) {
           ++short_steps;
           EXPECT_TRUE(f == GemvFormat::int8_wo || f == GemvFormat::nf4) << what;
@@ -333,7 +339,12 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
       const bool short_format = f == GemvFormat::int8_wo || f == GemvFormat::nf4;
       EXPECT_EQ(short_steps, short_format ? (swiglu ? 3 : 6) : 0) << gemv_format_name(f);
       const int short_unpipelined = short_format ? (swiglu ? 1 : 2) : 0;
-      EXPECT_EQ(unpipelined, (swiglu ? 4 : 6) + short_unpipelined) << gemv_format_name(f);
+      // Deep steps: 8 chunks with 1 and 2 rows (2 only with swiglu), 16 with 1 row, resident or
+      // not (none with swiglu).
+      const bool deep_format = f == GemvFormat::f16 || f == GemvFormat::int8_wo;
+      EXPECT_EQ(deep_steps, deep_format ? (swiglu ? 1 : 4) : 0) << gemv_format_name(f);
+      EXPECT_EQ(unpipelined, (swiglu ? 4 : 6) + short_unpipelined + deep_steps)
+          << gemv_format_name(f);
       EXPECT_EQ(pipelined, (f == GemvFormat::int8_llm ? 0 : (swiglu ? 2 : 4)) +
                                (short_steps - short_unpipelined))
           << gemv_format_name(f);
@@ -344,6 +355,9 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
   EXPECT_EQ(gemv_config_name(c), "r1g-l2pf+pdl");
   c.unroll = 2;
   EXPECT_EQ(gemv_config_name(c), "r1g-l2pf-u2+pdl");
+  c.pipeline = GemvPipeline::none;
+  c.unroll = 16;
+  EXPECT_EQ(gemv_config_name(c), "r1g-u16+pdl");
 }
 
 TEST(CudaGemvChecks, RejectsMisalignedWidths) {

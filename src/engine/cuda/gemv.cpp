@@ -126,6 +126,25 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {
       }
     }
   }
+  // Deep steps for the 8- and 16-bit formats: a lane has its whole share of a 7B-wide row (or
+  // half of it) in flight at once instead of four chunks; the small GEMVs (qkv, o) are bound by
+  // how many bytes wait in flight (ncu: long-scoreboard stalls, docs/results/cuda-h200-visit11).
+  if (args.format == GemvFormat::f16 || args.format == GemvFormat::bf16 ||
+      args.format == GemvFormat::int8_wo) {
+    for (int r : {1, 2}) {
+      if (args.swiglu && r == 1) continue;
+      GemvConfig c{r, true};
+      c.unroll = 8;
+      out.push_back(c);
+    }
+    if (!args.swiglu) {
+      for (bool persistent : {true, false}) {
+        GemvConfig c{1, persistent};
+        c.unroll = 16;
+        out.push_back(c);
+      }
+    }
+  }
   return out;
 }
 

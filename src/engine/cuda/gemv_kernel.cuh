@@ -414,8 +414,23 @@ void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t strea
 // Short steps (two chunks per row per step, half the registers of a step) are built only for the
 // formats that offer them (F::kShortSteps), with one or two rows per warp. (Four rows with short
 // steps never won on the H200: docs/results/cuda-h200-visit9.)
+// Deep steps (8 or 16 chunks per row per step, unpipelined: the step is the whole row or most of
+// it at 7B widths, in flight at once) are built for the 8- and 16-bit formats, whose dot is cheap:
+// one row per warp at 16 chunks, one or two at 8 (64 registers of weights either way).
 template <class F, GemvPipeline P>
 void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  if constexpr (P == GemvPipeline::none && F::kBitsPerWeight >= 8) {
+    if (config.unroll == 8) {
+      if (config.rows_per_warp == 1 && !a.swiglu) return launch_gemv<F, 1, P, 8>(a, config, stream);
+      if (config.rows_per_warp == 2) return launch_gemv<F, 2, P, 8>(a, config, stream);
+      cuda_invalid("gemv: eight-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
+    }
+    if (config.unroll == 16) {
+      if (config.rows_per_warp == 1 && !a.swiglu)
+        return launch_gemv<F, 1, P, 16>(a, config, stream);
+      cuda_invalid("gemv: sixteen-chunk steps take 1 row per warp, without swiglu");
+    }
+  }
   if constexpr (F::kShortSteps) {
     if (config.unroll == 2) {
       if (config.rows_per_warp == 1 && !a.swiglu) return launch_gemv<F, 1, P, 2>(a, config, stream);
