@@ -374,5 +374,39 @@ TEST(CudaGemvChecks, RejectsMisalignedWidths) {
   EXPECT_THROW(gemv(a, GemvConfig{}, nullptr), Error);
 }
 
+// Variants a format does not have are refused with ec::Error before any launch.
+TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
+  EC_REQUIRE_CUDA();
+  DeviceBuffer<float> x(256), y(64), scales(1024);
+  DeviceBuffer<uint8_t> w(64 * 256 * 2);
+  GemvArgs a;
+  a.seg[0].w = w.get();
+  a.seg[0].scales = scales.get();
+  a.seg[0].rows = 32;
+  a.cols = 256;
+  a.x = x.get();
+  a.y = y.get();
+  const auto config = [](int rows, GemvPipeline pipeline, int unroll) {
+    GemvConfig c{rows, true};
+    c.pipeline = pipeline;
+    c.unroll = unroll;
+    return c;
+  };
+  a.format = GemvFormat::nf4;  // no deep steps: its dot is issue-bound
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::none, 8), nullptr), Error);
+  a.format = GemvFormat::f16;  // no short steps
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::none, 2), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::l2_prefetch, 8), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::none, 16), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(4, GemvPipeline::none, 8), nullptr), Error);
+  a.format = GemvFormat::int8_wo;
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::registers, 16), nullptr), Error);
+  a.swiglu = true;
+  a.n_seg = 2;
+  a.seg[1] = a.seg[0];
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::none, 16), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::none, 16), nullptr), Error);
+}
+
 }  // namespace
 }  // namespace ec::engine::cuda

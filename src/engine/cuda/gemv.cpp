@@ -126,9 +126,10 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {
       }
     }
   }
-  // Deep steps for the 8- and 16-bit formats: a lane has its whole share of a 7B-wide row (or
-  // half of it) in flight at once instead of four chunks; the small GEMVs (qkv, o) are bound by
-  // how many bytes wait in flight (ncu: long-scoreboard stalls, docs/results/cuda-h200-visit11).
+  // Deep steps for the 8- and 16-bit formats: 8 or 16 chunks of a row in flight per lane at once
+  // (at 3,584 columns, 16 are a lane's whole share of an f16 row). Alone, no GEMV of the 7B shapes
+  // got faster; in the decode chain the tuner picks them for down_proj at 0.5B-1.5B, +3 to +6 %
+  // (docs/results/cuda-h200-visit11).
   if (args.format == GemvFormat::f16 || args.format == GemvFormat::bf16 ||
       args.format == GemvFormat::int8_wo) {
     for (int r : {1, 2}) {

@@ -414,9 +414,9 @@ void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t strea
 // Short steps (two chunks per row per step, half the registers of a step) are built only for the
 // formats that offer them (F::kShortSteps), with one or two rows per warp. (Four rows with short
 // steps never won on the H200: docs/results/cuda-h200-visit9.)
-// Deep steps (8 or 16 chunks per row per step, unpipelined: the step is the whole row or most of
-// it at 7B widths, in flight at once) are built for the 8- and 16-bit formats, whose dot is cheap:
-// one row per warp at 16 chunks, one or two at 8 (64 registers of weights either way).
+// Deep steps (8 or 16 chunks per row per step, unpipelined, all in flight at once) are built for
+// the 8- and 16-bit formats, whose dot is cheap: one row per warp at 16 chunks, one or two at 8
+// (at most 64 registers of weights).
 template <class F, GemvPipeline P>
 void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   if constexpr (P == GemvPipeline::none && F::kBitsPerWeight >= 8) {
@@ -438,7 +438,9 @@ void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaSt
       cuda_invalid("gemv: two-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
     }
   }
-  if (config.unroll != kGemvUnroll) cuda_invalid("gemv: this format's steps are 4 chunks");
+  if (config.unroll != kGemvUnroll) {
+    cuda_invalid("gemv: no variant of this format and pipeline has steps of that many chunks");
+  }
   switch (config.rows_per_warp) {
     case 1:
       if (!a.swiglu) return launch_gemv<F, 1, P, kGemvUnroll>(a, config, stream);
