@@ -369,11 +369,7 @@ int run(int argc, char** argv) {
           "| %s | %s | %s | %.1f MB | %s | %.1f | %.0f | %.1f | %.1e%s |\n", fname.c_str(),
           role.name.c_str(), shape, static_cast<double>(bytes) / 1e6, best_name.c_str(),
           best_t * 1e6, gbs, 100.0 * gbs * 1e9 / ceiling, worst_err,
-          worst_err < (f == GemvFormat::f16 || f == GemvFormat::bf16 || f == GemvFormat::int8_wo
-                           ? 1e-5
-                           : 1e-3)
-              ? ""
-              : " FAIL");
+          worst_err < (f == GemvFormat::f16 || f == GemvFormat::bf16 ? 1e-5 : 1e-3) ? "" : " FAIL");
       std::fflush(stdout);
 
       // cuBLAS, the kernel to beat: GemmEx with n = 1 on the same matrices (fp16 x).

@@ -183,12 +183,13 @@ std::unique_ptr<Weights> make_weights(GemvFormat f, int rows, int cols, uint64_t
   return nullptr;
 }
 
-// Bounds: FP32 accumulation in another order for the dense and int8-wo kernels; NF4 codes held as
-// fp16 on the GPU and multiplied by x rounded to fp16, four products summed in fp16 before FP32
-// (each rounding ≤ 2^-11 relative; 4.8e-4 was the largest error on the H200); int8-llm is exact
-// without a norm.
+// Bounds: FP32 accumulation in another order for the dense kernels; the int8-wo and NF4 weights
+// held as fp16 on the GPU (exactly) and multiplied by x rounded to fp16, four products summed in
+// fp16 before FP32 (each rounding ≤ 2^-11 relative; 4.8e-4 was the largest NF4 error on the H200);
+// int8-llm is exact without a norm.
 double bound(GemvFormat f) {
   switch (f) {
+    case GemvFormat::int8_wo:
     case GemvFormat::nf4:
     case GemvFormat::nf4_dq:
       return 1e-3;

@@ -781,11 +781,12 @@ void CudaEngine::keep_tuned_if_faster(const std::vector<GemvConfig>& start, int 
 }
 
 std::string CudaEngine::variant_name() const {
-  // v2 for NF4: products taken in fp16 since visit 8 (its results moved by ~4e-4 relative); the
-  // other formats' arithmetic is unchanged.
-  const bool nf4 = format_ == GemvFormat::nf4 || format_ == GemvFormat::nf4_dq;
-  std::string s =
-      std::string("cuda-f32acc-") + gemv_format_name(format_) + "-gemv-" + (nf4 ? "v2" : "v1");
+  // v2 where products are taken in fp16: NF4 since visit 8, int8-wo since visit 12 (their results
+  // moved by ~5e-4 relative); the other formats' arithmetic is unchanged.
+  const bool f16_products =
+      format_ == GemvFormat::nf4 || format_ == GemvFormat::nf4_dq || format_ == GemvFormat::int8_wo;
+  std::string s = std::string("cuda-f32acc-") + gemv_format_name(format_) + "-gemv-" +
+                  (f16_products ? "v2" : "v1");
   for (int role = 0; role < kRoles; ++role) {
     s += role == 0 ? "[" : ",";
     s += std::string(kRoleNames[role]) + ":" + gemv_config_name(configs_[role]);
