@@ -74,6 +74,11 @@ void print_summary(const report::RunRecord& record, const std::string& out) {
       q && q->top1_agreement_vs_fp16 ? fmt::format("{:.3f}", *q->top1_agreement_vs_fp16) : "n/a");
   fmt::print("\nenergy basis: {}{}\n", report::basis_name(r.results.basis),
              r.results.note.empty() ? "" : " (" + r.results.note + ")");
+  // The baseline's own note (e.g. its iterations too short for the counter), unless it is the same.
+  if (record.baseline && !record.baseline->results.note.empty() &&
+      record.baseline->results.note != r.results.note) {
+    fmt::print("FP16 baseline: {}\n", record.baseline->results.note);
+  }
   fmt::print("report: {}\n", out);
 }
 

@@ -11,6 +11,10 @@
 
 namespace ec::meter {
 
+// A window (or an iteration) shorter than this many updates of a stepwise energy counter is too
+// short to trust: its figure is a few counter steps.
+inline constexpr double kMinCounterUpdates = 3.0;
+
 // One closed window. Absent optionals mean "this meter could not measure it", never zero.
 struct WindowResult {
   std::string name;                            // "idle", "prefill", "decode", "quality"

@@ -32,8 +32,6 @@ bool is_failure(nvml::Return code) {
 
 // Assumed until the sampler has seen the counter change a few times (H200: ~0.1 s).
 constexpr double kAssumedCounterPeriodS = 0.1;
-// A window shorter than this many counter updates is flagged as too short to trust.
-constexpr double kMinCounterUpdates = 3.0;
 
 nlohmann::json stats(const std::vector<double>& v) {
   if (v.empty()) return nullptr;

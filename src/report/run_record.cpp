@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -47,6 +48,36 @@ std::string string_or_empty(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// a, then b after "; " — unless b is empty or already there (finalize() may run again).
+std::string join_notes(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty() || a.find(b) != std::string::npos) return a;
+  return a + "; " + b;
+}
+
+// When the iterations are shorter than a few updates of the meter's energy counter, each
+// iteration's energy is one of a few counter steps (the H200's counter moves every ~0.1 s, a
+// 0.5B model decodes 256 tokens in ~0.15 s). The counter's phase is random against the windows,
+// so the total stays unbiased, but each window is off by up to half a step in standard deviation:
+// the total over n iterations of mean length T, by at most period / (2T) / sqrt(n).
+std::string short_iteration_note(const std::vector<Iteration>& iterations,
+                                 const MeterRecord& meter) {
+  if (!meter.counter_update_period_s || *meter.counter_update_period_s <= 0.0) return {};
+  const double period = *meter.counter_update_period_s;
+  double seconds = 0.0;
+  for (const auto& it : iterations) seconds += it.seconds;
+  const auto n = static_cast<double>(iterations.size());
+  const double mean = seconds / n;
+  if (mean <= 0.0 || mean >= meter::kMinCounterUpdates * period) return {};
+  const double uncertainty_pct = 100.0 * period / (2.0 * mean) / std::sqrt(n);
+  return fmt::format(
+      "each iteration lasted {:.3f} s on average, under {:.0f} updates of the energy counter "
+      "({:.3f} s each), so each iteration's energy is a few counter steps; the total over {} "
+      "iterations is uncertain by up to about ±{:.0f} % (one standard deviation): lengthen the "
+      "iterations (--new-tokens) or add more (--iterations)",
+      mean, meter::kMinCounterUpdates, period, iterations.size(), uncertainty_pct);
+}
+
 // Totals and basis of one side from its iterations; the meter decides whether energy is measured.
 void derive_results(DecodeRun& side, const MeterRecord& meter) {
   if (side.iterations.empty()) return;
@@ -66,6 +97,7 @@ void derive_results(DecodeRun& side, const MeterRecord& meter) {
         first_missing = i;
       }
     }
+    if (!first_missing) note = join_notes(note, short_iteration_note(side.iterations, meter));
     if (first_missing) {
       // A total with a hole is no measurement; the partial figures go too, so nothing reads them as
       // one.
