@@ -48,13 +48,6 @@ std::string string_or_empty(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// a, then b after "; " — unless b is empty or already there (finalize() may run again).
-std::string join_notes(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  if (b.empty() || a.find(b) != std::string::npos) return a;
-  return a + "; " + b;
-}
-
 // When the iterations are shorter than a few updates of the meter's energy counter, each
 // iteration's energy is one of a few counter steps (the H200's counter moves every ~0.1 s, a
 // 0.5B model decodes 256 tokens in ~0.15 s). The counter's phase is random against the windows,
@@ -78,10 +71,11 @@ std::string short_iteration_note(const std::vector<Iteration>& iterations,
       mean, meter::kMinCounterUpdates, period, iterations.size(), uncertainty_pct);
 }
 
-// Totals and basis of one side from its iterations; the meter decides whether energy is measured.
+// Totals, basis and note of one side from its iterations; the meter decides whether energy is
+// measured. Everything is derived afresh, so finalize() may run again on the same record.
 void derive_results(DecodeRun& side, const MeterRecord& meter) {
   if (side.iterations.empty()) return;
-  std::string note = side.results.note;
+  std::string note;
   Basis basis = Basis::measured;
   if (!meter.measures_energy) {
     basis = Basis::unavailable;
@@ -97,7 +91,7 @@ void derive_results(DecodeRun& side, const MeterRecord& meter) {
         first_missing = i;
       }
     }
-    if (!first_missing) note = join_notes(note, short_iteration_note(side.iterations, meter));
+    if (!first_missing) note = short_iteration_note(side.iterations, meter);
     if (first_missing) {
       // A total with a hole is no measurement; the partial figures go too, so nothing reads them as
       // one.
