@@ -91,7 +91,6 @@ void derive_results(DecodeRun& side, const MeterRecord& meter) {
         first_missing = i;
       }
     }
-    if (!first_missing) note = short_iteration_note(side.iterations, meter);
     if (first_missing) {
       // A total with a hole is no measurement; the partial figures go too, so nothing reads them as
       // one.
@@ -101,6 +100,8 @@ void derive_results(DecodeRun& side, const MeterRecord& meter) {
           "their figures are not reported)",
           meter.name, *first_missing, measured, side.iterations.size());
       for (auto& it : side.iterations) it.energy_j.reset();
+    } else {
+      note = short_iteration_note(side.iterations, meter);
     }
   }
   side.results = summarize_iterations(side.iterations, basis, note);
