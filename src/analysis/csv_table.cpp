@@ -108,6 +108,14 @@ CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& pat
 
   table.header_ = std::move(records[0]);
   for (auto& h : table.header_) h = std::string(trim(h));
+  // A header of blanks names nothing; it would also write back as a blank line, which parse skips.
+  if (std::all_of(table.header_.begin(), table.header_.end(),
+                  [](const std::string& h) { return h.empty(); })) {
+    fail(
+        "{}: line {}: the header has no column names (expected a first line such as "
+        "'run_id,model,precision,...')",
+        path.string(), record_lines[0]);
+  }
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].size() != table.header_.size()) {
       fail("{}: line {}: {} fields, but the header has {}", path.string(), record_lines[r],
