@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<store::RunRow> load(const std::string& fixture) {
+std::vector<store::RunRow> import_fixture(const std::string& fixture) {
   const std::vector<fs::path> paths{test::fixture(fixture)};
   return import_paths(paths).rows;
 }
@@ -30,8 +30,8 @@ const ConfigComparison* find(const Comparison& c, const std::string& model) {
 }
 
 TEST(Compare, SessionsByHand) {
-  const auto a = load("original/rtx4090_paired_energy_quality_2026-08-19.csv");
-  const auto b = load("analysis/rtx4090_int8_repeats_synthetic.csv");
+  const auto a = import_fixture("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  const auto b = import_fixture("analysis/rtx4090_int8_repeats_synthetic.csv");
   const Comparison c = compare_sets(a, b);
   ASSERT_EQ(c.configs.size(), 2u);
   EXPECT_EQ(c.only_a.size(), 8u);
@@ -57,7 +57,7 @@ TEST(Compare, SessionsByHand) {
 }
 
 TEST(Compare, WelchWhenBothSidesHaveReplicates) {
-  auto a = load("analysis/rtx4090_int8_repeats_synthetic.csv");
+  auto a = import_fixture("analysis/rtx4090_int8_repeats_synthetic.csv");
   auto b = a;
   for (auto& r : b) *r.vs_fp16_energy_pct += 10.0;  // same spread, shifted by 10 pp
   const Comparison c = compare_sets(a, b);
@@ -71,8 +71,8 @@ TEST(Compare, WelchWhenBothSidesHaveReplicates) {
 }
 
 TEST(Compare, DifferentStacksAreNotComparable) {
-  const auto a = load("original/rtx4090_paired_energy_quality_2026-08-19.csv");
-  auto b = load("analysis/rtx4090_int8_repeats_synthetic.csv");
+  const auto a = import_fixture("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  auto b = import_fixture("analysis/rtx4090_int8_repeats_synthetic.csv");
   for (auto& r : b) r.versions["torch"] = "2.4.1+cu121";
   const Comparison c = compare_sets(a, b);
   EXPECT_FALSE(c.stacks.comparable);
@@ -117,7 +117,7 @@ TEST(Estimate, BasisBandAndAbsoluteEnergy) {
 
 TEST(CheckRegression, AnchorsFirstAndRefusesNonMeasured) {
   const CurveSet curves = published_curves();
-  const auto session = load("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  const auto session = import_fixture("original/rtx4090_paired_energy_quality_2026-08-19.csv");
   // 7B NF4 on 2026-08-19: −39.04 % against the July anchor −28.46 %; band 2 · 11.4822.
   const auto& nf4_7b = session[9];
   ASSERT_EQ(nf4_7b.run_id, "rtx4090-2026-08-19-7p0-nf4");
@@ -132,7 +132,7 @@ TEST(CheckRegression, AnchorsFirstAndRefusesNonMeasured) {
   auto moved = nf4_7b;
   moved.params_b = 5.0;
   EXPECT_EQ(check_regression(curves, moved, 2.0).against, "curve");
-  const auto no_gpu = load("original/energy.no-gpu.example.json");
+  const auto no_gpu = import_fixture("original/energy.no-gpu.example.json");
   try {
     check_regression(curves, no_gpu.at(0), 2.0);
     FAIL() << "an interpolated report must be refused";

@@ -8,6 +8,7 @@
 #include "analysis/import.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "support/lines.h"
 #include "support/paths.h"
 
 namespace ec::analysis {
@@ -16,17 +17,11 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += x + "\n";
-  return s;
-}
-
 TEST(ImportCsv, PublishedSessionFile) {
   const fs::path file = test::fixture("original/rtx4090_paired_energy_quality_2026-08-19.csv");
   const std::vector<fs::path> paths{file};
   const ImportResult r = import_paths(paths);
-  EXPECT_TRUE(r.problems.empty()) << joined(r.problems);
+  EXPECT_TRUE(r.problems.empty()) << test::joined_lines(r.problems);
   ASSERT_EQ(r.rows.size(), 10u);
   const store::RunRow& row = r.rows[0];
   EXPECT_EQ(row.run_id, "rtx4090-2026-08-19-0p5-int8");
@@ -51,7 +46,7 @@ TEST(ImportCsv, PublishedSessionFile) {
 TEST(ImportCsv, RepeatsLayoutHasReplicate) {
   const std::vector<fs::path> paths{test::fixture("analysis/rtx4090_int8_repeats_synthetic.csv")};
   const ImportResult r = import_paths(paths);
-  EXPECT_TRUE(r.problems.empty()) << joined(r.problems);
+  EXPECT_TRUE(r.problems.empty()) << test::joined_lines(r.problems);
   ASSERT_EQ(r.rows.size(), 6u);
   EXPECT_EQ(*r.rows[2].replicate, 3);
   EXPECT_DOUBLE_EQ(*r.rows[2].vs_fp16_energy_pct, 110.5);
@@ -89,7 +84,7 @@ TEST(ImportCsv, BadNumbersNameFileLineAndColumnAndOtherRowsSurvive) {
   const std::vector<fs::path> paths{dir / "repeats.csv"};
   const ImportResult r = import_paths(paths);
   EXPECT_EQ(r.rows.size(), 3u);
-  ASSERT_EQ(r.problems.size(), 3u) << joined(r.problems);
+  ASSERT_EQ(r.problems.size(), 3u) << test::joined_lines(r.problems);
   EXPECT_THAT(r.problems[0], HasSubstr("repeats.csv: line 3, column 'vs_fp16_energy_pct'"));
   EXPECT_THAT(r.problems[0], HasSubstr("'NaN'"));
   EXPECT_THAT(r.problems[1], HasSubstr("line 5, column 'energy_j_per_1k_tok'"));
@@ -228,7 +223,7 @@ TEST(ImportPaths, BadFilesAreSkippedAndGoodOnesKept) {
   EXPECT_EQ(r.rows.size(), 2u);
   EXPECT_EQ(r.files_read, 2u);
   EXPECT_EQ(r.files_skipped, 3u);
-  const std::string all = joined(r.problems);
+  const std::string all = test::joined_lines(r.problems);
   EXPECT_THAT(all, HasSubstr("b_truncated.json: not valid JSON"));
   EXPECT_THAT(all, HasSubstr("empty: no .json or .csv files"));
   EXPECT_THAT(all, HasSubstr("missing.json: no such file"));

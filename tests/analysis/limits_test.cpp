@@ -13,6 +13,7 @@
 #include "analysis/import.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "support/lines.h"
 #include "support/paths.h"
 
 namespace ec::analysis {
@@ -32,12 +33,6 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
-std::string joined(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += s + "\n";
-  return out;
-}
-
 TEST(AnalysisLimits, OversizedFilesAreSkippedBySizeAndTheRestImported) {
   test::ScratchDir dir;
   fs::create_directories(dir / "in");
@@ -51,7 +46,7 @@ TEST(AnalysisLimits, OversizedFilesAreSkippedBySizeAndTheRestImported) {
   const ImportResult r = import_paths(paths);
   EXPECT_EQ(r.rows.size(), 1u);
   EXPECT_EQ(r.files_skipped, 2u);
-  const std::string all = joined(r.problems);
+  const std::string all = test::joined_lines(r.problems);
   EXPECT_THAT(all, AllOf(HasSubstr("huge.energy.json: " + std::to_string(kMaxReportBytes + 1)),
                          HasSubstr("limit of " + std::to_string(kMaxReportBytes))));
   EXPECT_THAT(all, AllOf(HasSubstr("huge.csv: " + std::to_string(kMaxCsvBytes + 1)),

@@ -27,14 +27,14 @@ int compute_major() {
   return major;
 }
 
-struct Case {
+struct DecodeCase {
   int heads, kv, dim, start, splits;
 };
 
 // Random q/k/v for the new token at `start`, random fp16 keys and values at the earlier
 // positions, and an fp16 NaN in the cache row at `start`, so that a kernel reading the stale row
 // instead of the rotated new key fails the comparison.
-void check_case(const Case& c, cpu::ThreadPool& pool) {
+void check_case(const DecodeCase& c, cpu::ThreadPool& pool) {
   const int capacity = c.start + 4;
   const int q_dim = c.heads * c.dim, kv_dim = c.kv * c.dim;
   const auto qkv = test::random_floats(static_cast<size_t>(q_dim + 2 * kv_dim), 11, 1.5f);
@@ -134,11 +134,11 @@ TEST(CudaDecodeAttention, MatchesCpu) {
   EC_REQUIRE_CUDA();
   cpu::ThreadPool pool(2);
   const bool clusters = compute_major() >= 9;
-  const Case cases[] = {{14, 2, 64, 0, 1},    {14, 2, 64, 0, 8},    {28, 4, 128, 271, 4},
-                        {28, 4, 128, 299, 8}, {32, 4, 64, 1000, 8}, {4, 2, 16, 9, 2},
-                        {4, 2, 32, 700, 1},   {16, 2, 256, 130, 3}, {12, 2, 128, 63, 1},
-                        {12, 2, 128, 127, 2}, {8, 8, 128, 5, 5}};
-  for (const Case& c : cases) {
+  const DecodeCase cases[] = {{14, 2, 64, 0, 1},    {14, 2, 64, 0, 8},    {28, 4, 128, 271, 4},
+                              {28, 4, 128, 299, 8}, {32, 4, 64, 1000, 8}, {4, 2, 16, 9, 2},
+                              {4, 2, 32, 700, 1},   {16, 2, 256, 130, 3}, {12, 2, 128, 63, 1},
+                              {12, 2, 128, 127, 2}, {8, 8, 128, 5, 5}};
+  for (const DecodeCase& c : cases) {
     if (c.splits > 1 && !clusters) continue;  // several slices need thread-block clusters
     check_case(c, pool);
   }

@@ -72,14 +72,14 @@ TEST_F(SafetensorsTest, LayoutMatchesTheFormat) {
   write_safetensors(path, {t});
 
   const std::string bytes = read_file(path);
-  const std::string json = R"({"w":{"data_offsets":[0,4],"dtype":"F16","shape":[2]}})";
-  const size_t padded = (json.size() + 7) / 8 * 8;
+  const std::string header = R"({"w":{"data_offsets":[0,4],"dtype":"F16","shape":[2]}})";
+  const size_t padded = (header.size() + 7) / 8 * 8;
   ASSERT_EQ(bytes.size(), 8 + padded + 4);
   EXPECT_EQ(static_cast<uint8_t>(bytes[0]), padded);  // little-endian u64
   EXPECT_EQ(bytes.substr(1, 7), std::string(7, '\0'));
-  EXPECT_EQ(bytes.substr(8, json.size()), json);
-  EXPECT_EQ(bytes.substr(8 + json.size(), padded - json.size()),
-            std::string(padded - json.size(), ' '));
+  EXPECT_EQ(bytes.substr(8, header.size()), header);
+  EXPECT_EQ(bytes.substr(8 + header.size(), padded - header.size()),
+            std::string(padded - header.size(), ' '));
   EXPECT_EQ(bytes.substr(8 + padded), std::string(reinterpret_cast<const char*>(payload), 4));
 }
 

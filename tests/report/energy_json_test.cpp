@@ -9,18 +9,13 @@
 #include "report/consistency.h"
 #include "report/validate.h"
 #include "sample_records.h"
+#include "support/lines.h"
 
 namespace ec::report {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-std::string joined(const ValidationResult& r) {
-  std::string out;
-  for (const auto& f : r.failures) out += f + "\n";
-  return out;
-}
 
 TEST(EnergyJson, FinalizeDerivesTotalsFromIterations) {
   const RunRecord r = test::measured_record();
@@ -54,9 +49,9 @@ TEST(EnergyJson, MeasuredRecordValidatesAgainstOursAndTheOriginal) {
   const RunRecord r = test::measured_record();
   const nlohmann::json j = to_json(r);
   const auto ours = validate_report(j, "int8.json");
-  EXPECT_TRUE(ours.ok()) << joined(ours);
+  EXPECT_TRUE(ours.ok()) << ec::test::joined_lines(ours.failures);
   const auto original = validate_against_original(j, "int8.json");
-  EXPECT_TRUE(original.ok()) << joined(original);
+  EXPECT_TRUE(original.ok()) << ec::test::joined_lines(original.failures);
   EXPECT_TRUE(is_measurement(j));
   EXPECT_EQ(j["results"]["basis"], "measured");
   EXPECT_EQ(j["measurement_source"], "nvml_total_energy_counter");
@@ -86,9 +81,9 @@ TEST(EnergyJson, UnavailableCpuReportValidatesWithNulls) {
   const RunRecord r = test::unavailable_cpu_record();
   const nlohmann::json j = to_json(r);
   const auto ours = validate_report(j, "cpu.json");
-  EXPECT_TRUE(ours.ok()) << joined(ours);
+  EXPECT_TRUE(ours.ok()) << ec::test::joined_lines(ours.failures);
   const auto original = validate_against_original(j, "cpu.json");
-  EXPECT_TRUE(original.ok()) << joined(original);
+  EXPECT_TRUE(original.ok()) << ec::test::joined_lines(original.failures);
   EXPECT_FALSE(is_measurement(j));
   EXPECT_EQ(j["results"]["basis"], "unavailable");
   EXPECT_EQ(j["measurement_source"], "none");
@@ -116,7 +111,7 @@ TEST(EnergyJson, MissingIterationEnergyMakesTheRunUnavailable) {
   // The baseline keeps its own measurement.
   EXPECT_EQ(r.baseline->results.basis, Basis::measured);
   const auto result = validate_report(to_json(r), "partial.json");
-  EXPECT_TRUE(result.ok()) << joined(result);
+  EXPECT_TRUE(result.ok()) << ec::test::joined_lines(result.failures);
 }
 
 TEST(EnergyJson, OurExtraPrecisionsValidateOnlyAgainstOurs) {
@@ -124,10 +119,11 @@ TEST(EnergyJson, OurExtraPrecisionsValidateOnlyAgainstOurs) {
                                    std::pair{"BF16", "bf16"}}) {
     const nlohmann::json j = to_json(test::measured_record(5, precision, format));
     const auto ours = validate_report(j, "x.json");
-    EXPECT_TRUE(ours.ok()) << precision << "\n" << joined(ours);
+    EXPECT_TRUE(ours.ok()) << precision << "\n" << ec::test::joined_lines(ours.failures);
     const auto original = validate_against_original(j, "x.json");
     ASSERT_FALSE(original.ok()) << precision;
-    EXPECT_THAT(joined(original), HasSubstr("x.json: /workload/precision:"));
+    EXPECT_THAT(ec::test::joined_lines(original.failures),
+                HasSubstr("x.json: /workload/precision:"));
   }
 }
 

@@ -13,6 +13,7 @@
 #include "report/consistency.h"
 #include "report/energy_json.h"
 #include "sample_records.h"
+#include "support/lines.h"
 #include "support/paths.h"
 
 namespace ec::report {
@@ -21,12 +22,6 @@ namespace {
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string joined(const ValidationResult& r) {
-  std::string out;
-  for (const auto& f : r.failures) out += f + "\n";
-  return out;
-}
 
 json measured() {
   return to_json(test::measured_record());
@@ -45,11 +40,13 @@ void expect_failure(const json& report, std::initializer_list<std::string> parts
     for (const auto& p : parts) all = all && f.find(p) != std::string::npos;
     found = found || all;
   }
-  EXPECT_TRUE(found) << "no failure contains all of the expected parts; got:\n" << joined(result);
+  EXPECT_TRUE(found) << "no failure contains all of the expected parts; got:\n"
+                     << ec::test::joined_lines(result.failures);
 }
 
 TEST(Validate, SampleReportsStartValid) {
-  EXPECT_TRUE(validate_report(measured(), "m").ok()) << joined(validate_report(measured(), "m"));
+  EXPECT_TRUE(validate_report(measured(), "m").ok())
+      << ec::test::joined_lines(validate_report(measured(), "m").failures);
   EXPECT_TRUE(validate_report(unavailable(), "u").ok());
 }
 
@@ -66,8 +63,9 @@ TEST(Validate, EnergyVsPowerWithinTwoPercentPasses) {
   const double tps = j["results"]["throughput_tokens_per_s"].get<double>() * 1.015;
   j["results"]["throughput_tokens_per_s"] = tps;
   const auto r = validate_report(j, "r.json");
-  EXPECT_THAT(joined(r), Not(HasSubstr("differ by"))) << joined(r);
-  EXPECT_THAT(joined(r), HasSubstr("/results/throughput_tokens_per_s"));
+  EXPECT_THAT(ec::test::joined_lines(r.failures), Not(HasSubstr("differ by")))
+      << ec::test::joined_lines(r.failures);
+  EXPECT_THAT(ec::test::joined_lines(r.failures), HasSubstr("/results/throughput_tokens_per_s"));
 }
 
 TEST(Validate, EnergyPerTokenVsTotal) {
@@ -116,7 +114,8 @@ TEST(Validate, MeasuredWithNullEnergy) {
   expect_failure(j, {"/results/total_energy_joules: "});
   // The consistency rule says so too, for schemas that allow the null (the original's).
   const auto original = validate_against_original(j, "r.json");
-  EXPECT_THAT(joined(original), HasSubstr("/results/total_energy_joules: basis is measured"));
+  EXPECT_THAT(ec::test::joined_lines(original.failures),
+              HasSubstr("/results/total_energy_joules: basis is measured"));
 }
 
 TEST(Validate, MeasuredIterationWithoutEnergy) {
@@ -145,7 +144,7 @@ TEST(Validate, UnavailableWithANumber) {
   expect_failure(j, {"/results/energy_per_token_mj: "});
   // And the consistency rule on its own (through the original schema, which allows it).
   const auto original = validate_against_original(j, "r.json");
-  EXPECT_THAT(joined(original),
+  EXPECT_THAT(ec::test::joined_lines(original.failures),
               HasSubstr("r.json: /results/energy_per_token_mj: basis is unavailable"));
 }
 
@@ -161,7 +160,8 @@ TEST(Validate, UnavailableNeedsANote) {
   expect_failure(j, {"/results: ", "'note'"});
   j["meter"].erase("reason");
   const auto original = validate_against_original(j, "r.json");
-  EXPECT_THAT(joined(original), HasSubstr("/results/note: basis is unavailable but no note"));
+  EXPECT_THAT(ec::test::joined_lines(original.failures),
+              HasSubstr("/results/note: basis is unavailable but no note"));
 }
 
 TEST(Validate, WrongPrecisionEnum) {
@@ -250,20 +250,22 @@ TEST(ValidateOriginal, NoGpuExampleIsValidButNotAMeasurement) {
   const json example =
       json::parse(read_file(ec::test::fixture("original/energy.no-gpu.example.json")));
   const auto original = validate_against_original(example, "no-gpu.json");
-  EXPECT_TRUE(original.ok()) << joined(original);
+  EXPECT_TRUE(original.ok()) << ec::test::joined_lines(original.failures);
   EXPECT_FALSE(is_measurement(example));
   EXPECT_EQ(example["results"]["basis"], "interpolated");
   // It is not one of our reports: our schema wants our blocks.
   const auto ours = validate_report(example, "no-gpu.json");
   EXPECT_FALSE(ours.ok());
-  EXPECT_THAT(joined(ours), HasSubstr("no-gpu.json: /: Missing required property 'report_format'"));
+  EXPECT_THAT(ec::test::joined_lines(ours.failures),
+              HasSubstr("no-gpu.json: /: Missing required property 'report_format'"));
 }
 
 TEST(ValidateOriginal, NoGpuExampleWithWrongDeltaFails) {
   json example = json::parse(read_file(ec::test::fixture("original/energy.no-gpu.example.json")));
   example["results"]["vs_fp16_energy_pct"] = 31.2;  // 2153.68 / 1659.0 is +29.8 %
   const auto r = validate_against_original(example, "no-gpu.json");
-  EXPECT_THAT(joined(r), HasSubstr("no-gpu.json: /results/vs_fp16_energy_pct: 31.2 %"));
+  EXPECT_THAT(ec::test::joined_lines(r.failures),
+              HasSubstr("no-gpu.json: /results/vs_fp16_energy_pct: 31.2 %"));
 }
 
 // Splits one CSV line with "quoted, fields".
@@ -340,11 +342,11 @@ TEST(ValidateOriginal, PublishedRtx4090RowsAreConsistent) {
           {"seq_len", integer("quality_seq_len")}}},
     };
     const auto r = validate_against_original(report, c["run_id"]);
-    EXPECT_TRUE(r.ok()) << joined(r);
+    EXPECT_TRUE(r.ok()) << ec::test::joined_lines(r.failures);
     EXPECT_TRUE(is_measurement(report)) << c["run_id"];
     // The same row with its power 5 % off is caught.
     report["results"]["avg_power_watts"] = num("avg_power_w") * 1.05;
-    EXPECT_THAT(joined(validate_against_original(report, c["run_id"])),
+    EXPECT_THAT(ec::test::joined_lines(validate_against_original(report, c["run_id"]).failures),
                 HasSubstr("/results/avg_power_watts"));
     ++rows;
   }

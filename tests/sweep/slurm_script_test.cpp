@@ -11,7 +11,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-Manifest manifest(const std::string& backend) {
+Manifest manifest_for_backend(const std::string& backend) {
   SweepSpec s;
   s.models = {"tiny-llama"};
   s.precisions = {"FP16", "INT8"};
@@ -22,7 +22,7 @@ Manifest manifest(const std::string& backend) {
 }
 
 TEST(SlurmScript, ArrayOverUnfinishedCells) {
-  Manifest m = manifest("cuda");
+  Manifest m = manifest_for_backend("cuda");
   m.cells[1].state = CellState::done;
   m.cells[2].state = CellState::failed;
   m.cells[3].state = CellState::running;
@@ -48,7 +48,7 @@ TEST(SlurmScript, ArrayOverUnfinishedCells) {
 }
 
 TEST(SlurmScript, CpuSweepsRequestNoGpu) {
-  Manifest m = manifest("cpu");
+  Manifest m = manifest_for_backend("cpu");
   SlurmOptions o;
   o.program = "/x/ecocompute";
   const std::string s = slurm_script(m, unfinished_cells(m), "/d", o);
@@ -57,7 +57,7 @@ TEST(SlurmScript, CpuSweepsRequestNoGpu) {
 }
 
 TEST(SlurmScript, RefusesWhatItCannotWriteSafely) {
-  Manifest m = manifest("cpu");
+  Manifest m = manifest_for_backend("cpu");
   SlurmOptions o;
   o.program = "/x/ecocompute";
   EXPECT_THROW(slurm_script(m, unfinished_cells(m), "relative/dir", o), UsageError);

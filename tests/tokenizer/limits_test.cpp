@@ -26,7 +26,7 @@ const char* kTiny = R"({"version": "1.0", "truncation": null, "padding": null, "
             "byte_fallback": false, "continuing_subword_prefix": null, "end_of_word_suffix": null,
             "vocab": {"?": 0, "a": 1, "b": 2, "ab": 3}, "merges": ["a b"]}})";
 
-std::string load_error(const std::filesystem::path& path) {
+std::string load_error_of_file(const std::filesystem::path& path) {
   try {
     Tokenizer::load(path);
   } catch (const ec::Error& e) {
@@ -41,7 +41,7 @@ TEST(TokenizerLimits, TokenizerJsonErrorNamesFileSizeAndLimit) {
   write_file_atomic(dir / "tokenizer.json", kTiny);
   std::filesystem::resize_file(dir / "tokenizer.json", kMaxTokenizerFileBytes + 5);  // sparse
   EXPECT_THAT(
-      load_error(dir / "tokenizer.json"),
+      load_error_of_file(dir / "tokenizer.json"),
       AllOf(HasSubstr("tokenizer.json"), HasSubstr(std::to_string(kMaxTokenizerFileBytes + 5)),
             HasSubstr(std::to_string(kMaxTokenizerFileBytes))));
 }
@@ -52,7 +52,7 @@ TEST(TokenizerLimits, TokenizerConfigAboveTheLimitIsRefused) {
   write_file_atomic(dir / "tokenizer_config.json", R"({"bos_token": "a"})");
   EXPECT_EQ(Tokenizer::load(dir / "tokenizer.json").bos_id(), 1);  // within the limit: read
   std::filesystem::resize_file(dir / "tokenizer_config.json", kMaxTokenizerConfigBytes + 1);
-  EXPECT_THAT(load_error(dir / "tokenizer.json"),
+  EXPECT_THAT(load_error_of_file(dir / "tokenizer.json"),
               AllOf(HasSubstr("tokenizer_config.json"),
                     HasSubstr(std::to_string(kMaxTokenizerConfigBytes + 1)),
                     HasSubstr(std::to_string(kMaxTokenizerConfigBytes))));
@@ -64,7 +64,7 @@ TEST(TokenizerLimits, VocabularyIdAtTheLimitIsRefused) {
   auto j = nlohmann::json::parse(kTiny);
   j["model"]["vocab"]["ab"] = kMaxVocabSize;
   write_file_atomic(dir / "tokenizer.json", j.dump());
-  EXPECT_THAT(load_error(dir / "tokenizer.json"),
+  EXPECT_THAT(load_error_of_file(dir / "tokenizer.json"),
               AllOf(HasSubstr("model.vocab.ab"), HasSubstr(std::to_string(kMaxVocabSize))));
   j["model"]["vocab"]["ab"] = kMaxVocabSize - 1;  // the largest legal id
   write_file_atomic(dir / "tokenizer.json", j.dump());
