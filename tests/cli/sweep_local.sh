@@ -190,7 +190,12 @@ expect_eq "$(wc -l <"$WORK/times.txt")" 4 "timed children"
 expect_eq "$(awk '{print $2}' "$WORK/times.txt" | sort -u | tr '\n' ' ')" "0 1 " "devices given"
 overlaps=$(awk '{c[NR]=$2; s[NR]=$3; e[NR]=$4} END {n=0; for (i=1;i<=NR;i++) for (j=i+1;j<=NR;j++) if (c[i]!=c[j] && s[i]<e[j] && s[j]<e[i]) n++; print n}' "$WORK/times.txt")
 if [ "$overlaps" -ge 1 ]; then ok; else bad "no two children on different GPUs overlapped: $(cat "$WORK/times.txt")"; fi
-expect_eq "$(jq -r '[.cells[].gpu] | sort | join(",")' "$WORK/s7/manifest.json")" "0,0,1,1" "gpus in manifest"
+# Which GPU runs which cell depends on which frees first (the queue hands the next cell to the
+# first idle GPU), so the split need not be 2 + 2; what must hold is that both were used and the
+# manifest names, for each cell, the device its child was given.
+expect_eq "$(jq -r '[.cells[].gpu] | unique | map(tostring) | join(",")' "$WORK/s7/manifest.json")" "0,1" "gpus in manifest"
+expect_eq "$(jq -r '.cells[] | "\(.id) \(.gpu)"' "$WORK/s7/manifest.json" | sort | tr '\n' ';')" \
+  "$(awk '{print $1, $2}' "$WORK/times.txt" | sort | tr '\n' ';')" "each cell's gpu in the manifest is the device its child saw"
 # The report records the device the child was given.
 for c in $(jq -r '.cells[].id' "$WORK/s7/manifest.json"); do
   expect_eq "$(jq -r .environment.cuda_visible_devices "$WORK/s7/cells/$c/energy.json")" "$(cell_field "$WORK/s7" "$c" gpu)" "report device of $c"
