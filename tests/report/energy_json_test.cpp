@@ -14,6 +14,7 @@
 namespace ec::report {
 namespace {
 
+using ec::test::joined_lines;  // test:: here is ec::report::test (sample_records.h)
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
@@ -49,9 +50,9 @@ TEST(EnergyJson, MeasuredRecordValidatesAgainstOursAndTheOriginal) {
   const RunRecord r = test::measured_record();
   const nlohmann::json j = to_json(r);
   const auto ours = validate_report(j, "int8.json");
-  EXPECT_TRUE(ours.ok()) << ec::test::joined_lines(ours.failures);
+  EXPECT_TRUE(ours.ok()) << joined_lines(ours.failures);
   const auto original = validate_against_original(j, "int8.json");
-  EXPECT_TRUE(original.ok()) << ec::test::joined_lines(original.failures);
+  EXPECT_TRUE(original.ok()) << joined_lines(original.failures);
   EXPECT_TRUE(is_measurement(j));
   EXPECT_EQ(j["results"]["basis"], "measured");
   EXPECT_EQ(j["measurement_source"], "nvml_total_energy_counter");
@@ -81,9 +82,9 @@ TEST(EnergyJson, UnavailableCpuReportValidatesWithNulls) {
   const RunRecord r = test::unavailable_cpu_record();
   const nlohmann::json j = to_json(r);
   const auto ours = validate_report(j, "cpu.json");
-  EXPECT_TRUE(ours.ok()) << ec::test::joined_lines(ours.failures);
+  EXPECT_TRUE(ours.ok()) << joined_lines(ours.failures);
   const auto original = validate_against_original(j, "cpu.json");
-  EXPECT_TRUE(original.ok()) << ec::test::joined_lines(original.failures);
+  EXPECT_TRUE(original.ok()) << joined_lines(original.failures);
   EXPECT_FALSE(is_measurement(j));
   EXPECT_EQ(j["results"]["basis"], "unavailable");
   EXPECT_EQ(j["measurement_source"], "none");
@@ -111,7 +112,7 @@ TEST(EnergyJson, MissingIterationEnergyMakesTheRunUnavailable) {
   // The baseline keeps its own measurement.
   EXPECT_EQ(r.baseline->results.basis, Basis::measured);
   const auto result = validate_report(to_json(r), "partial.json");
-  EXPECT_TRUE(result.ok()) << ec::test::joined_lines(result.failures);
+  EXPECT_TRUE(result.ok()) << joined_lines(result.failures);
 }
 
 TEST(EnergyJson, OurExtraPrecisionsValidateOnlyAgainstOurs) {
@@ -119,11 +120,10 @@ TEST(EnergyJson, OurExtraPrecisionsValidateOnlyAgainstOurs) {
                                    std::pair{"BF16", "bf16"}}) {
     const nlohmann::json j = to_json(test::measured_record(5, precision, format));
     const auto ours = validate_report(j, "x.json");
-    EXPECT_TRUE(ours.ok()) << precision << "\n" << ec::test::joined_lines(ours.failures);
+    EXPECT_TRUE(ours.ok()) << precision << "\n" << joined_lines(ours.failures);
     const auto original = validate_against_original(j, "x.json");
     ASSERT_FALSE(original.ok()) << precision;
-    EXPECT_THAT(ec::test::joined_lines(original.failures),
-                HasSubstr("x.json: /workload/precision:"));
+    EXPECT_THAT(joined_lines(original.failures), HasSubstr("x.json: /workload/precision:"));
   }
 }
 

@@ -19,6 +19,7 @@
 namespace ec::report {
 namespace {
 
+using ec::test::joined_lines;  // test:: here is ec::report::test (sample_records.h)
 using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -41,12 +42,12 @@ void expect_failure(const json& report, std::initializer_list<std::string> parts
     found = found || all;
   }
   EXPECT_TRUE(found) << "no failure contains all of the expected parts; got:\n"
-                     << ec::test::joined_lines(result.failures);
+                     << joined_lines(result.failures);
 }
 
 TEST(Validate, SampleReportsStartValid) {
   EXPECT_TRUE(validate_report(measured(), "m").ok())
-      << ec::test::joined_lines(validate_report(measured(), "m").failures);
+      << joined_lines(validate_report(measured(), "m").failures);
   EXPECT_TRUE(validate_report(unavailable(), "u").ok());
 }
 
@@ -63,9 +64,8 @@ TEST(Validate, EnergyVsPowerWithinTwoPercentPasses) {
   const double tps = j["results"]["throughput_tokens_per_s"].get<double>() * 1.015;
   j["results"]["throughput_tokens_per_s"] = tps;
   const auto r = validate_report(j, "r.json");
-  EXPECT_THAT(ec::test::joined_lines(r.failures), Not(HasSubstr("differ by")))
-      << ec::test::joined_lines(r.failures);
-  EXPECT_THAT(ec::test::joined_lines(r.failures), HasSubstr("/results/throughput_tokens_per_s"));
+  EXPECT_THAT(joined_lines(r.failures), Not(HasSubstr("differ by"))) << joined_lines(r.failures);
+  EXPECT_THAT(joined_lines(r.failures), HasSubstr("/results/throughput_tokens_per_s"));
 }
 
 TEST(Validate, EnergyPerTokenVsTotal) {
@@ -114,7 +114,7 @@ TEST(Validate, MeasuredWithNullEnergy) {
   expect_failure(j, {"/results/total_energy_joules: "});
   // The consistency rule says so too, for schemas that allow the null (the original's).
   const auto original = validate_against_original(j, "r.json");
-  EXPECT_THAT(ec::test::joined_lines(original.failures),
+  EXPECT_THAT(joined_lines(original.failures),
               HasSubstr("/results/total_energy_joules: basis is measured"));
 }
 
@@ -144,7 +144,7 @@ TEST(Validate, UnavailableWithANumber) {
   expect_failure(j, {"/results/energy_per_token_mj: "});
   // And the consistency rule on its own (through the original schema, which allows it).
   const auto original = validate_against_original(j, "r.json");
-  EXPECT_THAT(ec::test::joined_lines(original.failures),
+  EXPECT_THAT(joined_lines(original.failures),
               HasSubstr("r.json: /results/energy_per_token_mj: basis is unavailable"));
 }
 
@@ -160,7 +160,7 @@ TEST(Validate, UnavailableNeedsANote) {
   expect_failure(j, {"/results: ", "'note'"});
   j["meter"].erase("reason");
   const auto original = validate_against_original(j, "r.json");
-  EXPECT_THAT(ec::test::joined_lines(original.failures),
+  EXPECT_THAT(joined_lines(original.failures),
               HasSubstr("/results/note: basis is unavailable but no note"));
 }
 
@@ -250,13 +250,13 @@ TEST(ValidateOriginal, NoGpuExampleIsValidButNotAMeasurement) {
   const json example =
       json::parse(read_file(ec::test::fixture("original/energy.no-gpu.example.json")));
   const auto original = validate_against_original(example, "no-gpu.json");
-  EXPECT_TRUE(original.ok()) << ec::test::joined_lines(original.failures);
+  EXPECT_TRUE(original.ok()) << joined_lines(original.failures);
   EXPECT_FALSE(is_measurement(example));
   EXPECT_EQ(example["results"]["basis"], "interpolated");
   // It is not one of our reports: our schema wants our blocks.
   const auto ours = validate_report(example, "no-gpu.json");
   EXPECT_FALSE(ours.ok());
-  EXPECT_THAT(ec::test::joined_lines(ours.failures),
+  EXPECT_THAT(joined_lines(ours.failures),
               HasSubstr("no-gpu.json: /: Missing required property 'report_format'"));
 }
 
@@ -264,7 +264,7 @@ TEST(ValidateOriginal, NoGpuExampleWithWrongDeltaFails) {
   json example = json::parse(read_file(ec::test::fixture("original/energy.no-gpu.example.json")));
   example["results"]["vs_fp16_energy_pct"] = 31.2;  // 2153.68 / 1659.0 is +29.8 %
   const auto r = validate_against_original(example, "no-gpu.json");
-  EXPECT_THAT(ec::test::joined_lines(r.failures),
+  EXPECT_THAT(joined_lines(r.failures),
               HasSubstr("no-gpu.json: /results/vs_fp16_energy_pct: 31.2 %"));
 }
 
@@ -342,11 +342,11 @@ TEST(ValidateOriginal, PublishedRtx4090RowsAreConsistent) {
           {"seq_len", integer("quality_seq_len")}}},
     };
     const auto r = validate_against_original(report, c["run_id"]);
-    EXPECT_TRUE(r.ok()) << ec::test::joined_lines(r.failures);
+    EXPECT_TRUE(r.ok()) << joined_lines(r.failures);
     EXPECT_TRUE(is_measurement(report)) << c["run_id"];
     // The same row with its power 5 % off is caught.
     report["results"]["avg_power_watts"] = num("avg_power_w") * 1.05;
-    EXPECT_THAT(ec::test::joined_lines(validate_against_original(report, c["run_id"]).failures),
+    EXPECT_THAT(joined_lines(validate_against_original(report, c["run_id"]).failures),
                 HasSubstr("/results/avg_power_watts"));
     ++rows;
   }
