@@ -49,7 +49,7 @@ struct ProbePolicy : engine::cuda::nf4::Nf4Policy {
     } else if constexpr (M == Part::load) {
       return __uint_as_float((w.x ^ w.y ^ w.z ^ w.w) & 0x3c003c00u);
     } else if constexpr (M == Part::lookup) {
-      const uint32_t table = lane_table(fsmem, lane);
+      const LaneTable table = lane_table(fsmem, lane);
       const uint32_t words[4] = {w.x, w.y, w.z, w.w};
       uint32_t acc = 0;
 #pragma unroll

@@ -91,35 +91,63 @@ __device__ __forceinline__ float4 staged_value(const float* __restrict x,
                      g.w * (v.w * scale));
 }
 
-// xs = x, or RMSNorm(x)·norm, in the x_slot layout of V 16-byte units per weight chunk: FP32, or
-// rounded to fp16 when the format multiplies in fp16 anyway (half the shared memory and half the
-// shared-memory reads). Ends with __syncthreads().
-template <int V, bool Half>
+// Bytes of staged x per input feature: 2 when the format stages x in fp16 (F::kXHalf).
+template <class F>
+__host__ __device__ constexpr int x_bytes() {
+  return F::kXHalf ? 2 : 4;
+}
+
+// 16-byte unit (x_slot) s of the staged x in the kernel's shared memory smem: after the format's
+// tables (F::kSharedBytes), unless the format places x itself (F::x_unit_offset, with
+// F::shared_bytes for the total).
+template <class F>
+__device__ __forceinline__ float4* x_unit(unsigned char* smem, int s) {
+  if constexpr (requires { F::x_unit_offset(s); }) {
+    return reinterpret_cast<float4*>(smem + F::x_unit_offset(s));
+  } else {
+    return reinterpret_cast<float4*>(smem + F::kSharedBytes) + s;
+  }
+}
+template <class F>
+__device__ __forceinline__ const float4* x_unit(const unsigned char* smem, int s) {
+  return x_unit<F>(const_cast<unsigned char*>(smem), s);
+}
+
+// The kernel's shared memory: the format's tables and the staged x.
+template <class F>
+size_t gemv_shared_bytes(int cols) {
+  const size_t x = align16(static_cast<size_t>(cols) * x_bytes<F>());
+  if constexpr (requires { F::shared_bytes(x); }) {
+    return F::shared_bytes(x);
+  } else {
+    static_assert(F::kSharedBytes % 16 == 0,
+                  "x is staged after the format's tables, 16-byte aligned");
+    return F::kSharedBytes + x;
+  }
+}
+
+// x, or RMSNorm(x)·norm, staged in shared memory (smem) in the x_slot layout of V 16-byte units
+// per weight chunk: FP32, or rounded to fp16 when the format multiplies in fp16 anyway (half the
+// shared memory and half the shared-memory reads). Ends with __syncthreads().
+template <class F, int V>
 __device__ inline void stage_x(const float* __restrict x, const float* __restrict norm, double eps,
-                               int cols, float* __restrict xs) {
+                               int cols, unsigned char* __restrict smem) {
   const float scale = norm != nullptr ? rms_inverse(x, eps, cols) : 1.0f;
-  if constexpr (Half) {
-    auto* xs16 = reinterpret_cast<uint4*>(xs);
+  if constexpr (F::kXHalf) {
     for (int i = threadIdx.x; i < cols / 8; i += blockDim.x) {
       const float4 a = staged_value(x, norm, scale, 2 * i);
       const float4 b = staged_value(x, norm, scale, 2 * i + 1);
       const __half2 h[4] = {__floats2half2_rn(a.x, a.y), __floats2half2_rn(a.z, a.w),
                             __floats2half2_rn(b.x, b.y), __floats2half2_rn(b.z, b.w)};
-      xs16[x_slot<V>(i / V, i % V)] = *reinterpret_cast<const uint4*>(h);
+      *reinterpret_cast<uint4*>(x_unit<F>(smem, x_slot<V>(i / V, i % V))) =
+          *reinterpret_cast<const uint4*>(h);
     }
   } else {
-    auto* xs4 = reinterpret_cast<float4*>(xs);
     for (int i = threadIdx.x; i < cols / 4; i += blockDim.x) {
-      xs4[x_slot<V>(i / V, i % V)] = staged_value(x, norm, scale, i);
+      *x_unit<F>(smem, x_slot<V>(i / V, i % V)) = staged_value(x, norm, scale, i);
     }
   }
   __syncthreads();
-}
-
-// Bytes of staged x per input feature: 2 when the format stages x in fp16 (F::kXHalf).
-template <class F>
-__host__ __device__ constexpr int x_bytes() {
-  return F::kXHalf ? 2 : 4;
 }
 
 __host__ __device__ inline int outputs(const GemvArgs& a) {
@@ -210,18 +238,18 @@ struct Step {
 template <class F, int R, int U, int V>
 __device__ __forceinline__ void accumulate_step(const Step<F, R, U>& step,
                                                 const WarpRows<F, R>& rows, int c0, int chunks,
-                                                const float4* xs4, const unsigned char* fsmem,
-                                                int lane, float (&acc)[R]) {
+                                                const unsigned char* smem, int lane,
+                                                float (&acc)[R]) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int c = c0 + u * 32;
     if (c < chunks) {
-      const float4* xc = xs4 + c * V;
+      const float4* xc = x_unit<F>(smem, c * V);
       const int rot = (c * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const float sc = F::scale(step.raw[u][r], rows.seg[r], fsmem);
-        acc[r] = fmaf(sc, F::dot(step.w[u][r], xc, rot, fsmem, lane), acc[r]);
+        const float sc = F::scale(step.raw[u][r], rows.seg[r], smem);
+        acc[r] = fmaf(sc, F::dot(step.w[u][r], xc, rot, smem, lane), acc[r]);
       }
     }
   }
@@ -255,12 +283,9 @@ __device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<
 
 template <class F, int R, GemvPipeline P, int U>
 __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
+  // The format's tables and the staged x (x_unit).
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int V = F::kElems * x_bytes<F>() / 16;  // 16-byte units of x per weight chunk
-  // The format's tables first (fixed offset), then the staged x.
-  unsigned char* fsmem = smem;
-  float* xs = reinterpret_cast<float*>(smem + F::kSharedBytes);
-  const auto* xs4 = reinterpret_cast<const float4*>(xs);
   const int warp = threadIdx.x >> 5;
   const int lane = threadIdx.x & 31;
   const int total = outputs(a);
@@ -277,11 +302,11 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
       const WarpRows<F, R> rows(a, blockIdx.x, warp, total);
       step.load(rows, lane, chunks, a.cols);
     }
-    F::init_shared(a, fsmem);  // constant tables: built before waiting, like the first loads
+    F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
     pdl_wait();
     pdl_trigger();
     // Its barrier also covers init_shared.
-    stage_x<V, F::kXHalf>(a.x, a.norm, a.norm_eps, a.cols, xs);
+    stage_x<F, V>(a.x, a.norm, a.norm_eps, a.cols, smem);
 
     for (int g = blockIdx.x; g < groups; g += gridDim.x) {
       const WarpRows<F, R> rows(a, g, warp, total);
@@ -293,7 +318,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
         if (!(preloaded && g == static_cast<int>(blockIdx.x) && c0 == lane)) {
           step.load(rows, c0, chunks, a.cols);
         }
-        accumulate_step<F, R, U, V>(step, rows, c0, chunks, xs4, fsmem, lane, acc);
+        accumulate_step<F, R, U, V>(step, rows, c0, chunks, smem, lane, acc);
       }
 #pragma unroll
       for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
@@ -313,10 +338,10 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
     WarpRows<F, R> rows(a, g, warp, total);
     Step<F, R, U> cur;
     cur.load(rows, lane, chunks, a.cols);
-    F::init_shared(a, fsmem);  // constant tables: built before waiting, like the first loads
+    F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
     pdl_wait();
     pdl_trigger();
-    stage_x<V, F::kXHalf>(a.x, a.norm, a.norm_eps, a.cols, xs);
+    stage_x<F, V>(a.x, a.norm, a.norm_eps, a.cols, smem);
 
     float acc[R];
 #pragma unroll
@@ -338,7 +363,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
         if (more) prefetch_step<F, R, U>(next_rows, next_c0, chunks);
       }
       if (rows.first < total) {
-        accumulate_step<F, R, U, V>(cur, rows, s * 32 * U + lane, chunks, xs4, fsmem, lane, acc);
+        accumulate_step<F, R, U, V>(cur, rows, s * 32 * U + lane, chunks, smem, lane, acc);
         if (next_s == 0) {  // the group's last step: reduce and write its outputs
 #pragma unroll
           for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
@@ -387,9 +412,7 @@ void launch_maybe_pdl(Kernel kernel, dim3 grid, size_t smem, bool pdl, cudaStrea
 // resident grid looping over them.
 template <class F, int R, GemvPipeline P, int U>
 void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  static_assert(F::kSharedBytes % 16 == 0,
-                "x is staged after the format's tables, 16-byte aligned");
-  const size_t smem = F::kSharedBytes + align16(static_cast<size_t>(a.cols) * x_bytes<F>());
+  const size_t smem = gemv_shared_bytes<F>(a.cols);
   auto kernel = gemv_kernel<F, R, P, U>;
   static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
   if (smem > configured) {

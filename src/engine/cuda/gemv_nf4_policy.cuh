@@ -9,6 +9,8 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
+
 #include "engine/cuda/gemv_kernel.cuh"
 #include "quant/nf4.h"
 #include "quant/nf4_dq.h"
@@ -21,9 +23,17 @@ static __constant__ float kCode[16] = {
     quant::kNf4Code[8],  quant::kNf4Code[9],  quant::kNf4Code[10], quant::kNf4Code[11],
     quant::kNf4Code[12], quant::kNf4Code[13], quant::kNf4Code[14], quant::kNf4Code[15]};
 
-constexpr int kPairEntries = 256 * 32;  // [byte][lane]
-constexpr size_t kPairBytes = kPairEntries * 4;
+// Entry [byte][lane] of the pair table is at byte·256 + lane·4: one byte_perm of the code word
+// and the lane's offset gives a read's address (the byte as the address's second byte, lane·4 as
+// its first), where rows 128 bytes apart took a byte_perm and a shift-add. The upper half of each
+// 256-byte row holds staged x (x_unit_offset), eight 16-byte units a row, and rows continue past
+// the table's 256 while x lasts: x of up to 16,384 features costs no shared memory beyond the
+// table's 64 KB, and a block needs 74 KB at 18,944 (qwen2-7b's down), three blocks per SM.
+constexpr int kPairRowBytes = 256;
 
+// TableAt: where the pair table starts in the kernel's shared memory (a policy's own tables
+// come first).
+template <uint32_t TableAt>
 struct Nf4Common {
   static constexpr int kElems = 32;
   static constexpr int kBitsPerWeight = 4;
@@ -34,13 +44,13 @@ struct Nf4Common {
   // for each entry cost about 2 µs per block, as much as a whole small GEMV's weights).
   __device__ static void init_pairs(unsigned char* fsmem) {
     static_assert(detail::kGemvThreads == 256, "the table is laid out for 8 warps of 32");
-    auto* pairs = reinterpret_cast<__half2*>(fsmem);
     const int w = threadIdx.x >> 5;
     const int lane = threadIdx.x & 31;
     const __half low[2] = {__float2half_rn(kCode[w]), __float2half_rn(kCode[8 + w])};
 #pragma unroll
     for (int k = 0; k < 32; ++k) {
-      pairs[(w + 8 * k) * 32 + lane] = __halves2half2(__float2half_rn(kCode[k >> 1]), low[k & 1]);
+      *reinterpret_cast<__half2*>(fsmem + TableAt + (w + 8 * k) * kPairRowBytes + lane * 4) =
+          __halves2half2(__float2half_rn(kCode[k >> 1]), low[k & 1]);
     }
   }
 
@@ -48,17 +58,37 @@ struct Nf4Common {
   static constexpr bool kXHalf = true;
   static constexpr bool kShortSteps = true;
 
-  // The shared-memory address of this lane's copy of entry 0; entry e is 128·e bytes further.
-  __device__ static uint32_t lane_table(const unsigned char* fsmem, int lane) {
-    return static_cast<uint32_t>(__cvta_generic_to_shared(fsmem)) + static_cast<uint32_t>(lane) * 4;
+  // Unit s of staged x: the upper half of table row s / 8 (rows past 255 hold only x). A chunk's
+  // four units (s = 4c + k) share one row, so a dot reads them as before, and s mod 8 still picks
+  // the bank group, as x_slot wants.
+  __device__ static uint32_t x_unit_offset(int s) {
+    const auto u = static_cast<uint32_t>(s);
+    return TableAt + (u >> 3) * kPairRowBytes + kPairRowBytes / 2 + (u & 7u) * 16u;
+  }
+  // The kernel's shared memory for x_bytes of staged x: the policy's tables, then 256 rows or as
+  // many as x needs.
+  static size_t shared_bytes(size_t x_bytes) {
+    const size_t rows = (x_bytes / 16 + 7) / 8;
+    return TableAt + std::max<size_t>(256, rows) * kPairRowBytes;
   }
 
-  // The code pair of byte k of v for this lane: a byte_perm (the byte, zero-extended), one
-  // shift-add onto the lane's table address and one shared-memory read. (Indexing a __half2
-  // pointer instead cost four integer instructions per read: nvcc rebuilt (byte·32 | lane)·4 +
-  // base every time, and the dot was bound by instruction issue.)
-  __device__ static __half2 pair(uint32_t table, uint32_t v, unsigned k) {
-    const uint32_t at = table + (__byte_perm(v, 0u, 0x4440u | k) << 7);
+  // What pair() needs of the table: its shared-memory address (the same in every thread, so
+  // ptxas can fold it into the read) and this lane's offset into a row.
+  struct LaneTable {
+    uint32_t base;
+    uint32_t lane_offset;
+  };
+  __device__ static LaneTable lane_table(const unsigned char* fsmem, int lane) {
+    return {static_cast<uint32_t>(__cvta_generic_to_shared(fsmem)) + TableAt,
+            static_cast<uint32_t>(lane) * 4};
+  }
+
+  // The code pair of byte k of v for this lane: one byte_perm (byte k of v as byte 1, the lane's
+  // offset as byte 0, zeros above) and one shared-memory read, [register + table base]. Indexing
+  // a __half2 pointer cost four integer instructions per read (visit 9) and rows 128 bytes apart
+  // two (visit 13); one took the 7B gate_up GEMV from 30.9 to 29.5 µs (visit 14).
+  __device__ static __half2 pair(LaneTable t, uint32_t v, unsigned k) {
+    const uint32_t at = t.base + __byte_perm(v, t.lane_offset, 0x5504u | (k << 4));
     uint32_t bits;
     asm volatile("ld.shared.b32 %0, [%1];" : "=r"(bits) : "r"(at));
     return *reinterpret_cast<const __half2*>(&bits);
@@ -90,7 +120,7 @@ struct Nf4Common {
 
   __device__ static float dot(uint4 w, const float4* x4, int rot, const unsigned char* fsmem,
                               int lane) {
-    const uint32_t table = lane_table(fsmem, lane);
+    const LaneTable table = lane_table(fsmem, lane);
     return dot_pairs(w, x4, rot, [table](uint32_t v, unsigned k) { return pair(table, v, k); });
   }
 
@@ -110,8 +140,7 @@ struct Nf4Common {
   }
 };
 
-struct Nf4Policy : Nf4Common {
-  static constexpr size_t kSharedBytes = kPairBytes;
+struct Nf4Policy : Nf4Common<0> {
   __device__ static void init_shared(const GemvArgs&, unsigned char* fsmem) { init_pairs(fsmem); }
   __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
     return make_float2(__ldg(s.scales + block_of(row, cols, c)), 0.0f);
@@ -121,11 +150,11 @@ struct Nf4Policy : Nf4Common {
   }
 };
 
-struct Nf4DqPolicy : Nf4Common {
-  static constexpr size_t kSharedBytes = kPairBytes + 256 * 4;
+// The absmax map (256 fp32) comes first, then the pair table.
+struct Nf4DqPolicy : Nf4Common<256 * 4> {
   __device__ static void init_shared(const GemvArgs& a, unsigned char* fsmem) {
     init_pairs(fsmem);
-    auto* map = reinterpret_cast<float*>(fsmem + kPairBytes);
+    auto* map = reinterpret_cast<float*>(fsmem);
     for (int i = threadIdx.x; i < 256; i += blockDim.x) map[i] = a.seg[0].absmax_map[i];
   }
   // The absmax byte and its 256-block scale come with the weights; the map lookup waits for the
@@ -136,7 +165,7 @@ struct Nf4DqPolicy : Nf4Common {
                        __ldg(s.scales + b / static_cast<uint64_t>(quant::kNf4DqBlockSize)));
   }
   __device__ static float scale(float2 raw, const GemvSegment& s, const unsigned char* fsmem) {
-    const auto* map = reinterpret_cast<const float*>(fsmem + kPairBytes);
+    const auto* map = reinterpret_cast<const float*>(fsmem);
     return __fadd_rn(__fmul_rn(map[__float_as_int(raw.x)], raw.y), s.absmax_offset);
   }
 };
