@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/gemv.cuh"
@@ -100,17 +101,15 @@ __host__ __device__ constexpr int x_bytes() {
 // 16-byte unit (x_slot) s of the staged x in the kernel's shared memory smem: after the format's
 // tables (F::kSharedBytes), unless the format places x itself (F::x_unit_offset, with
 // F::shared_bytes for the total).
-template <class F>
-__device__ __forceinline__ float4* x_unit(unsigned char* smem, int s) {
+// (Byte is unsigned char, or const unsigned char for a read-only pointer.)
+template <class F, class Byte>
+__device__ __forceinline__ auto* x_unit(Byte* smem, int s) {
+  using Unit = std::conditional_t<std::is_const_v<Byte>, const float4, float4>;
   if constexpr (requires { F::x_unit_offset(s); }) {
-    return reinterpret_cast<float4*>(smem + F::x_unit_offset(s));
+    return reinterpret_cast<Unit*>(smem + F::x_unit_offset(s));
   } else {
-    return reinterpret_cast<float4*>(smem + F::kSharedBytes) + s;
+    return reinterpret_cast<Unit*>(smem + F::kSharedBytes) + s;
   }
-}
-template <class F>
-__device__ __forceinline__ const float4* x_unit(const unsigned char* smem, int s) {
-  return x_unit<F>(const_cast<unsigned char*>(smem), s);
 }
 
 // The kernel's shared memory: the format's tables and the staged x.
