@@ -98,14 +98,21 @@ __host__ __device__ constexpr int x_bytes() {
   return F::kXHalf ? 2 : 4;
 }
 
-// 16-byte unit (x_slot) s of the staged x in the kernel's shared memory smem: after the format's
-// tables (F::kSharedBytes), unless the format places x itself (F::x_unit_offset, with
-// F::shared_bytes for the total).
+// A format that places the staged x itself (NF4: in its table's gaps) says where each 16-byte
+// unit goes and how much shared memory that takes in all; the others stage x after their tables
+// (F::kSharedBytes).
+template <class F>
+concept PlacesStagedX = requires(int s, size_t x_bytes) {
+  F::x_unit_offset(s);
+  F::shared_bytes(x_bytes);
+};
+
+// 16-byte unit (x_slot) s of the staged x in the kernel's shared memory smem.
 // (Byte is unsigned char, or const unsigned char for a read-only pointer.)
 template <class F, class Byte>
 __device__ __forceinline__ auto* x_unit(Byte* smem, int s) {
   using Unit = std::conditional_t<std::is_const_v<Byte>, const float4, float4>;
-  if constexpr (requires { F::x_unit_offset(s); }) {
+  if constexpr (PlacesStagedX<F>) {
     return reinterpret_cast<Unit*>(smem + F::x_unit_offset(s));
   } else {
     return reinterpret_cast<Unit*>(smem + F::kSharedBytes) + s;
@@ -116,7 +123,7 @@ __device__ __forceinline__ auto* x_unit(Byte* smem, int s) {
 template <class F>
 size_t gemv_shared_bytes(int cols) {
   const size_t x = align16(static_cast<size_t>(cols) * x_bytes<F>());
-  if constexpr (requires { F::shared_bytes(x); }) {
+  if constexpr (PlacesStagedX<F>) {
     return F::shared_bytes(x);
   } else {
     static_assert(F::kSharedBytes % 16 == 0,
