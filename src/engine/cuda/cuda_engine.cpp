@@ -111,6 +111,10 @@ class CudaEngine final : public Engine {
   };
 
   void check_tokens(std::span<const int32_t> tokens) const;
+  // The decode-step GEMV of `role` in layer `layer` (the lm_head for kHead), with the RMSNorm the
+  // step fuses into it: everything but x, y and the residual. The step and the autotuner's
+  // candidate lists both start from it.
+  GemvArgs role_args(int role, int layer) const;
   // Every kernel of one decode step; with `marks`, an event after each kernel (profiling).
   void enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks = nullptr);
   void profile_decode(int steps);
@@ -439,11 +443,8 @@ void CudaEngine::enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks)
             x_.get(), stream_);
   mark(kEmbed);
   for (int l = 0; l < c.num_layers; ++l) {
-    Layer& L = layers_[sz(l)];
-    GemvArgs qkv = L.qkv.decode_args();
+    GemvArgs qkv = role_args(kQkv, l);
     qkv.x = x_.get();
-    qkv.norm = L.attn_norm.get();
-    qkv.norm_eps = c.rms_norm_eps;
     qkv.y = qkv_.get();
     gemv(qkv, configs_[kQkv], stream_);
     mark(kStQkv);
@@ -459,32 +460,28 @@ void CudaEngine::enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks)
       mark(kAttn);
     }
 
-    GemvArgs o = L.o.decode_args();
+    GemvArgs o = role_args(kO, l);
     o.x = attn_.get();
     o.residual = x_.get();
     o.y = x_.get();
     gemv(o, configs_[kO], stream_);
     mark(kStO);
 
-    GemvArgs gu = L.gate_up.decode_args();
+    GemvArgs gu = role_args(kGateUp, l);
     gu.x = x_.get();
-    gu.norm = L.ffn_norm.get();
-    gu.norm_eps = c.rms_norm_eps;
     gu.y = act_.get();
     gemv(gu, configs_[kGateUp], stream_);
     mark(kStGu);
 
-    GemvArgs down = L.down.decode_args();
+    GemvArgs down = role_args(kDown, l);
     down.x = act_.get();
     down.residual = x_.get();
     down.y = x_.get();
     gemv(down, configs_[kDown], stream_);
     mark(kStDown);
   }
-  GemvArgs head = lm_head_.decode_args();
+  GemvArgs head = role_args(kHead, 0);
   head.x = x_.get();
-  head.norm = final_norm_.get();
-  head.norm_eps = c.rms_norm_eps;
   head.y = logits_.get();
   gemv(head, configs_[kHead], stream_);
   mark(kStHead);
@@ -697,15 +694,6 @@ void CudaEngine::autotune() {
   for (GemvConfig& cfg : configs_) cfg = GemvConfig{2, true, pdl_on};
   const char* env = std::getenv("EC_CUDA_TUNE");
   if (env != nullptr && std::string(env) == "0") return;
-  GemvArgs role_args[kRoles] = {layers_[0].qkv.decode_args(), layers_[0].o.decode_args(),
-                                layers_[0].gate_up.decode_args(), layers_[0].down.decode_args(),
-                                lm_head_.decode_args()};
-  // The RMSNorms the decode step fuses into these GEMVs, so that candidates are listed for the
-  // launch that will run (a variant without a fused norm must not be offered to qkv, gate_up or
-  // the lm_head: docs/results/cuda-h200-visit14, call 7).
-  role_args[0].norm = layers_[0].attn_norm.get();
-  role_args[2].norm = layers_[0].ffn_norm.get();
-  role_args[4].norm = final_norm_.get();
   constexpr int kSteps = 5;
   constexpr double kMargin = 0.015;  // a near-tie does not cross it
   // The incumbent is timed again right before each candidate: clocks and temperature drift while
@@ -739,7 +727,9 @@ void CudaEngine::autotune() {
   std::optional<GemvConfig> near_miss[kRoles];
   for (int role = 0; role < kRoles; ++role) {
     double near_ratio = 1.0;
-    for (const GemvConfig& cand : gemv_candidates(role_args[role])) {
+    // Listed for the launch the step makes, fused norm included (a variant that needs x as it is
+    // must not be offered to qkv, gate_up or the lm_head: docs/results/cuda-h200-visit14, call 7).
+    for (const GemvConfig& cand : gemv_candidates(role_args(role, 0))) {
       const GemvConfig keep = configs_[role];
       if (cand.rows_per_warp == keep.rows_per_warp && cand.persistent == keep.persistent &&
           cand.pipeline == keep.pipeline && cand.unroll == keep.unroll) {
@@ -814,6 +804,35 @@ void CudaEngine::keep_tuned_if_faster(const std::vector<GemvConfig>& start, int 
   std::sort(t_start.begin(), t_start.end());
   std::sort(t_tuned.begin(), t_tuned.end());
   if (!(t_tuned[1] < t_start[1] * (1.0 - margin))) apply(start, start_splits);
+}
+
+GemvArgs CudaEngine::role_args(int role, int layer) const {
+  const Layer& L = layers_[sz(layer)];
+  GemvArgs a;
+  const float* norm = nullptr;
+  switch (role) {
+    case kQkv:
+      a = L.qkv.decode_args();
+      norm = L.attn_norm.get();
+      break;
+    case kO:
+      a = L.o.decode_args();
+      break;
+    case kGateUp:
+      a = L.gate_up.decode_args();
+      norm = L.ffn_norm.get();
+      break;
+    case kDown:
+      a = L.down.decode_args();
+      break;
+    default:
+      a = lm_head_.decode_args();
+      norm = final_norm_.get();
+      break;
+  }
+  a.norm = norm;
+  a.norm_eps = norm != nullptr ? config_.rms_norm_eps : 0.0;
+  return a;
 }
 
 std::string CudaEngine::variant_name() const {
