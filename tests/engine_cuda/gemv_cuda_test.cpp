@@ -272,6 +272,7 @@ const Shape kShapes[] = {
     {{130}, 2048, false, true, false, false},       // o / down: residual added in place
     {{75, 75}, 896, true, false, false, true},      // gate|up → SwiGLU
     {{24}, 18944, false, true, false, false},       // a long row (7B down_proj width)
+    {{20}, 18944, true, false, true, false},        // long and normalised: several staging sweeps
     {{3000}, 256, false, true, false, false},       // more row groups than the H200 has SMs
 };
 

@@ -15,6 +15,7 @@ struct HalfCommon {
   static constexpr size_t kSharedBytes = 0;
   static constexpr bool kXHalf = false;
   static constexpr bool kShortSteps = false;
+  static constexpr int kStageLoads = 8;  // stage_x: 8 float4 of x in flight per thread
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
   __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
   __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }

@@ -41,6 +41,9 @@ struct Int8WoPolicy {
   // W8A16: x is staged in fp16, as the format's activations are (QUANT_FORMATS.md).
   static constexpr bool kXHalf = true;
   static constexpr bool kShortSteps = true;
+  // stage_x: one 8-feature unit at a time. Deeper sweeps gained nothing at qwen2-7b and cost
+  // qwen2-0.5b 3 % (docs/results/cuda-h200-visit15).
+  static constexpr int kStageLoads = 1;
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
   __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
   __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <type_traits>
 
@@ -58,18 +59,45 @@ __device__ __forceinline__ int x_slot(int c, int k) {
   return c * V + (k ^ ((c * V / 8) & (V - 1)));
 }
 
+// Staging x is a chain of L2 round trips, not a stream: a loop that loads a float4 and then stores
+// it waits a whole round trip per iteration, while the DRAM serves only the first weight step. At
+// qwen2-7b's down_proj (18,944 features, FP32 x) that was 18 round trips per thread before any
+// weight beyond the first step was requested.
+// swept<N> calls use(i, load(i)) for i = threadIdx.x, threadIdx.x + blockDim.x, ... < count, in
+// that order in each thread (so sums come out bit for bit as in a plain loop), with the loads of
+// N consecutive i of a thread issued before any of their uses.
+template <int N, class Load, class Use>
+__device__ __forceinline__ void swept(int count, Load load, Use use) {
+  using Value = decltype(load(0));
+  const int stride = static_cast<int>(blockDim.x);
+  for (int base = static_cast<int>(threadIdx.x); base < count; base += N * stride) {
+    Value v[N]{};
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      if (base + k * stride < count) v[k] = load(base + k * stride);
+    }
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      if (base + k * stride < count) use(base + k * stride, v[k]);
+    }
+  }
+}
+
 // The RMSNorm scale 1/sqrt(mean(x²) + eps) of x (sum of squares in double, as the CPU computes
-// it), the same in every thread of the block. Ends with __syncthreads().
+// it), the same in every thread of the block; x is read in sweeps of N float4. Ends with
+// __syncthreads().
+template <int N>
 __device__ inline float rms_inverse(const float* __restrict x, double eps, int cols) {
   __shared__ double partial[kGemvWarps];
   __shared__ float inv_rms;
   const auto* x4 = reinterpret_cast<const float4*>(x);
   double ss = 0.0;
-  for (int i = threadIdx.x; i < cols / 4; i += blockDim.x) {
-    const float4 v = x4[i];
-    ss += static_cast<double>(v.x) * v.x + static_cast<double>(v.y) * v.y +
-          static_cast<double>(v.z) * v.z + static_cast<double>(v.w) * v.w;
-  }
+  swept<N>(
+      cols / 4, [&](int i) { return x4[i]; },
+      [&](int, float4 v) {
+        ss += static_cast<double>(v.x) * v.x + static_cast<double>(v.y) * v.y +
+              static_cast<double>(v.z) * v.z + static_cast<double>(v.w) * v.w;
+      });
   ss = warp_sum(ss);
   if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
   __syncthreads();
@@ -82,14 +110,27 @@ __device__ inline float rms_inverse(const float* __restrict x, double eps, int c
   return inv_rms;
 }
 
-// x (or weight · (x · scale)) at float4 i of x, as the CPU normalises.
-__device__ __forceinline__ float4 staged_value(const float* __restrict x,
-                                               const float* __restrict norm, float scale, int i) {
-  const float4 v = reinterpret_cast<const float4*>(x)[i];
-  if (norm == nullptr) return v;
-  const float4 g = reinterpret_cast<const float4*>(norm)[i];
-  return make_float4(g.x * (v.x * scale), g.y * (v.y * scale), g.z * (v.z * scale),
-                     g.w * (v.w * scale));
+// One float4 of x and the same float4 of the RMSNorm gain.
+struct XAndGain {
+  float4 x, gain;
+};
+
+__device__ __forceinline__ XAndGain load_x_and_gain(const float* __restrict x,
+                                                    const float* __restrict norm, int i) {
+  return {reinterpret_cast<const float4*>(x)[i], reinterpret_cast<const float4*>(norm)[i]};
+}
+
+// gain · (x · scale), as the CPU normalises.
+__device__ __forceinline__ float4 normalised(const XAndGain& v, float scale) {
+  const float4 g = v.gain;
+  return make_float4(g.x * (v.x.x * scale), g.y * (v.x.y * scale), g.z * (v.x.z * scale),
+                     g.w * (v.x.w * scale));
+}
+
+__device__ __forceinline__ uint4 to_half8(float4 a, float4 b) {
+  const __half2 h[4] = {__floats2half2_rn(a.x, a.y), __floats2half2_rn(a.z, a.w),
+                        __floats2half2_rn(b.x, b.y), __floats2half2_rn(b.z, b.w)};
+  return *reinterpret_cast<const uint4*>(h);
 }
 
 // Bytes of staged x per input feature: 2 when the format stages x in fp16 (F::kXHalf).
@@ -135,23 +176,48 @@ size_t gemv_shared_bytes(int cols) {
 // x, or RMSNorm(x)·norm, staged in shared memory (smem) in the x_slot layout of V 16-byte units
 // per weight chunk: FP32, or rounded to fp16 when the format multiplies in fp16 anyway (half the
 // shared memory and half the shared-memory reads). Ends with __syncthreads().
+// F::kStageLoads float4 of x (and gain) are in flight per thread at a time. Deeper is fewer round
+// trips but more registers beside the first weight step, which can cost a block per SM; each
+// format's depth is the one that measured best on the H200 (docs/results/cuda-h200-visit15):
+// qwen2-7b FP16 down 37.2 -> 35.5 us at 8 against 1.
 template <class F, int V>
 __device__ inline void stage_x(const float* __restrict x, const float* __restrict norm, double eps,
                                int cols, unsigned char* __restrict smem) {
-  const float scale = norm != nullptr ? rms_inverse(x, eps, cols) : 1.0f;
+  constexpr int kLoads = F::kStageLoads;
+  static_assert(kLoads >= 1);
+  const auto* x4 = reinterpret_cast<const float4*>(x);
+  const auto slot = [smem](int i) { return x_unit<F>(smem, x_slot<V>(i / V, i % V)); };
   if constexpr (F::kXHalf) {
-    for (int i = threadIdx.x; i < cols / 8; i += blockDim.x) {
-      const float4 a = staged_value(x, norm, scale, 2 * i);
-      const float4 b = staged_value(x, norm, scale, 2 * i + 1);
-      const __half2 h[4] = {__floats2half2_rn(a.x, a.y), __floats2half2_rn(a.z, a.w),
-                            __floats2half2_rn(b.x, b.y), __floats2half2_rn(b.z, b.w)};
-      *reinterpret_cast<uint4*>(x_unit<F>(smem, x_slot<V>(i / V, i % V))) =
-          *reinterpret_cast<const uint4*>(h);
+    // Unit i is x features 8i..8i+7: two float4 in, one uint4 of fp16 out.
+    if (norm == nullptr) {
+      using Pair = std::array<float4, 2>;
+      swept<std::max(1, kLoads / 2)>(
+          cols / 8,
+          [&](int i) {
+            return Pair{x4[2 * i], x4[2 * i + 1]};
+          },
+          [&](int i, const Pair& v) { *reinterpret_cast<uint4*>(slot(i)) = to_half8(v[0], v[1]); });
+    } else {
+      const float scale = rms_inverse<kLoads>(x, eps, cols);
+      using Pair = std::array<XAndGain, 2>;
+      swept<std::max(1, kLoads / 4)>(
+          cols / 8,
+          [&](int i) {
+            return Pair{load_x_and_gain(x, norm, 2 * i), load_x_and_gain(x, norm, 2 * i + 1)};
+          },
+          [&](int i, const Pair& v) {
+            *reinterpret_cast<uint4*>(slot(i)) =
+                to_half8(normalised(v[0], scale), normalised(v[1], scale));
+          });
     }
+  } else if (norm == nullptr) {
+    swept<kLoads>(
+        cols / 4, [&](int i) { return x4[i]; }, [&](int i, float4 v) { *slot(i) = v; });
   } else {
-    for (int i = threadIdx.x; i < cols / 4; i += blockDim.x) {
-      *x_unit<F>(smem, x_slot<V>(i / V, i % V)) = staged_value(x, norm, scale, i);
-    }
+    const float scale = rms_inverse<kLoads>(x, eps, cols);
+    swept<std::max(1, kLoads / 2)>(
+        cols / 4, [&](int i) { return load_x_and_gain(x, norm, i); },
+        [&](int i, const XAndGain& v) { *slot(i) = normalised(v, scale); });
   }
   __syncthreads();
 }

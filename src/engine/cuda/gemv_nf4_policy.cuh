@@ -57,6 +57,7 @@ struct Nf4Common {
   // x is staged in fp16 (x_bytes): the 8 elements of code word i are 16-byte unit i of the chunk.
   static constexpr bool kXHalf = true;
   static constexpr bool kShortSteps = true;
+  static constexpr int kStageLoads = 4;  // stage_x: 4 float4 of x in flight per thread
 
   // Unit s of staged x: the upper half of table row s / 8 (rows past 255 hold only x). A chunk's
   // four units (s = 4c + k) share one row, so a dot reads them as before, and s mod 8 still picks
