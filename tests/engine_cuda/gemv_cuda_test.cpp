@@ -362,6 +362,38 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
   EXPECT_EQ(gemv_config_name(c), "r1g-u16+pdl");
 }
 
+// The shared-memory width limit of each format (host code: no GPU needed). Past it the engine
+// refuses the tensor at load, by name, instead of failing inside CUDA at the first launch.
+TEST(CudaGemvChecks, WidthLimitIsTheLargestThatFitsAndNamesTheTensor) {
+  const size_t h200 = 227 * 1024, a100 = 163 * 1024, ada = 99 * 1024;  // opt-in bytes per block
+  // f16 stages x in FP32 and has no tables: 4 bytes a feature (docs/limits.md).
+  EXPECT_EQ(gemv_max_features(GemvFormat::f16, h200), 58112);
+  EXPECT_EQ(gemv_max_features(GemvFormat::f16, a100), 41728);
+  EXPECT_EQ(gemv_max_features(GemvFormat::f16, ada), 25344);
+  EXPECT_EQ(gemv_shared_bytes(GemvFormat::f16, 58112), h200);
+  for (GemvFormat f : {GemvFormat::f16, GemvFormat::bf16, GemvFormat::int8_wo, GemvFormat::int8_llm,
+                       GemvFormat::nf4, GemvFormat::nf4_dq}) {
+    for (size_t limit : {h200, a100, ada}) {
+      const std::string what = std::string(gemv_format_name(f)) + " " + std::to_string(limit);
+      const int widest = gemv_max_features(f, limit);
+      EXPECT_GE(widest, 18944) << what;  // qwen2-7b's down_proj fits everywhere
+      EXPECT_LE(gemv_shared_bytes(f, widest), limit) << what;
+      EXPECT_GT(gemv_shared_bytes(f, widest + 32), limit) << what;  // 32: every format's width
+      EXPECT_NO_THROW(check_gemv_fits(f, widest, limit, "w"));
+      try {
+        check_gemv_fits(f, widest + 32, limit, "model.layers.7.mlp.down_proj.weight");
+        ADD_FAILURE() << what << ": no error past the limit";
+      } catch (const Error& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("model.layers.7.mlp.down_proj.weight"), std::string::npos) << m;
+        EXPECT_NE(m.find(std::to_string(widest + 32) + " input features"), std::string::npos) << m;
+        EXPECT_NE(m.find("at most " + std::to_string(widest)), std::string::npos) << m;
+      }
+    }
+  }
+  EXPECT_EQ(gemv_max_features(GemvFormat::nf4, 1024), 0);  // not even its table fits
+}
+
 TEST(CudaGemvChecks, RejectsMisalignedWidths) {
   EC_REQUIRE_CUDA();
   DeviceBuffer<float> x(100), y(10);

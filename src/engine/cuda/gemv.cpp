@@ -156,6 +156,43 @@ int gemv_outputs(const GemvArgs& a) {
   return total;
 }
 
+size_t gemv_shared_bytes(GemvFormat format, int cols) {
+  switch (format) {
+    case GemvFormat::f16:
+    case GemvFormat::bf16:
+      return gemv_half_shared_bytes(format, cols);
+    case GemvFormat::int8_wo:
+      return gemv_int8_wo_shared_bytes(cols);
+    case GemvFormat::int8_llm:
+      return gemv_int8_llm_shared_bytes(cols);
+    case GemvFormat::nf4:
+    case GemvFormat::nf4_dq:
+      return gemv_nf4_shared_bytes(format, cols);
+  }
+  fail("gemv: unknown format {}", static_cast<int>(format));
+}
+
+int gemv_max_features(GemvFormat format, size_t limit) {
+  // Shared memory grows with cols, so bisect over multiples of the vector width: lo fits, hi
+  // does not (2^24 features is far past any GPU's shared memory).
+  const int width = vector_width(format);
+  int lo = 0, hi = (1 << 24) / width;
+  if (gemv_shared_bytes(format, width) > limit) return 0;
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    (gemv_shared_bytes(format, mid * width) <= limit ? lo : hi) = mid;
+  }
+  return lo * width;
+}
+
+void check_gemv_fits(GemvFormat format, int cols, size_t limit, const std::string& tensor) {
+  const size_t need = gemv_shared_bytes(format, cols);
+  EC_CHECK(need <= limit,
+           "tensor {}: {} input features need {} bytes of shared memory per block in the {} "
+           "decode GEMV, and this GPU allows {}; at most {} features fit (docs/limits.md)",
+           tensor, cols, need, gemv_format_name(format), limit, gemv_max_features(format, limit));
+}
+
 void gemv(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream) {
   check_args(args);
   switch (args.format) {

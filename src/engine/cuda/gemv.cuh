@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -76,5 +77,17 @@ void gemv(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
 
 // Number of outputs y holds for these arguments.
 int gemv_outputs(const GemvArgs& args);
+
+// Shared memory one block of the format's decode GEMV needs for `cols` input features: its
+// tables and the staged x, which grows with cols.
+size_t gemv_shared_bytes(GemvFormat format, int cols);
+
+// The most input features the format's decode GEMV stages within `limit` bytes of shared memory
+// per block (0 if none).
+int gemv_max_features(GemvFormat format, size_t limit);
+
+// Throws ec::Error, naming `tensor`, its width and the widest the format allows, when its decode
+// GEMV would need more than `limit` bytes of shared memory per block (the GPU's opt-in maximum).
+void check_gemv_fits(GemvFormat format, int cols, size_t limit, const std::string& tensor);
 
 }  // namespace ec::engine::cuda

@@ -7,4 +7,7 @@ namespace ec::engine::cuda {
 
 void launch_gemv_half(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
 
+// Shared memory per block of that kernel for `cols` input features (f16 or bf16).
+size_t gemv_half_shared_bytes(GemvFormat format, int cols);
+
 }  // namespace ec::engine::cuda

@@ -272,14 +272,9 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_int8_llm_kernel(const GemvA
   }
 }
 
-size_t int8_llm_smem(int cols) {
-  return align16(static_cast<size_t>(cols)) + align16(static_cast<size_t>(cols / 32) * 4) +
-         static_cast<size_t>(kMaxListed) * 8;
-}
-
 template <int R>
 void launch(const GemvArgs& a, const GemvConfig& config, int n_tokens, cudaStream_t stream) {
-  const size_t smem = int8_llm_smem(a.cols);
+  const size_t smem = gemv_int8_llm_shared_bytes(a.cols);
   auto kernel = gemv_int8_llm_kernel<R>;
   static size_t configured = 48 * 1024;
   if (smem > configured) {
@@ -317,6 +312,11 @@ __global__ void outlier_mask_kernel(const float* x, const float* norm, double ep
 }
 
 }  // namespace
+
+size_t gemv_int8_llm_shared_bytes(int cols) {
+  return align16(static_cast<size_t>(cols)) + align16(static_cast<size_t>(cols / 32) * 4) +
+         static_cast<size_t>(kMaxListed) * 8;
+}
 
 void launch_gemv_int8_llm(const GemvArgs& args, const GemvConfig& config, int n_tokens,
                           cudaStream_t stream) {

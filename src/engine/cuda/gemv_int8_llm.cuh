@@ -10,6 +10,9 @@ namespace ec::engine::cuda {
 void launch_gemv_int8_llm(const GemvArgs& args, const GemvConfig& config, int n_tokens,
                           cudaStream_t stream);
 
+// Shared memory per block of that kernel for `cols` input features.
+size_t gemv_int8_llm_shared_bytes(int cols);
+
 // mask[cols/32] |= bit c for every column c where some token of x [n, cols] (normalised by `norm`
 // when given) has |fp16(x)| ≥ 6: bnb's outlier columns of a batch. The mask must start zeroed.
 void int8_llm_outlier_mask(const float* x, const float* norm, double eps, int n_tokens, int cols,

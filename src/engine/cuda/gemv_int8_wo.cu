@@ -63,6 +63,10 @@ struct Int8WoPolicy {
 
 }  // namespace
 
+size_t gemv_int8_wo_shared_bytes(int cols) {
+  return detail::gemv_shared_bytes<Int8WoPolicy>(cols);
+}
+
 void launch_gemv_int8_wo(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream) {
   detail::dispatch_rows<Int8WoPolicy>(args, config, stream);
 }

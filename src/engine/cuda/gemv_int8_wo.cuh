@@ -8,4 +8,7 @@ namespace ec::engine::cuda {
 
 void launch_gemv_int8_wo(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
 
+// Shared memory per block of that kernel for `cols` input features.
+size_t gemv_int8_wo_shared_bytes(int cols);
+
 }  // namespace ec::engine::cuda

@@ -52,7 +52,14 @@ CudaLinear::CudaLinear(const std::vector<const model::Tensor*>& weights,
     const int64_t rows = t.shape[0], cols = t.shape[1];
     EC_CHECK(rows > 0 && cols > 0 && rows < (int64_t{1} << 31) && cols < (int64_t{1} << 31),
              "tensor {}: shape [{}, {}] is empty or too large", t.name, rows, cols);
-    if (i == 0) cols_ = static_cast<int>(cols);
+    if (i == 0) {
+      cols_ = static_cast<int>(cols);
+      // Past this the first decode launch would fail inside CUDA, naming neither tensor nor width.
+      int device = 0, limit = 0;
+      CUDA_CHECK(cudaGetDevice(&device));
+      CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      check_gemv_fits(format, cols_, static_cast<size_t>(limit), t.name);
+    }
     EC_CHECK(cols == cols_,
              "tensor {}: {} input features, the other matrices of this layer have {}", t.name, cols,
              cols_);
