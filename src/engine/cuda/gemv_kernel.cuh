@@ -83,21 +83,17 @@ __device__ __forceinline__ void swept(int count, Load load, Use use) {
   }
 }
 
-// The RMSNorm scale 1/sqrt(mean(x²) + eps) of x (sum of squares in double, as the CPU computes
-// it), the same in every thread of the block; x is read in sweeps of N float4. Ends with
+__device__ __forceinline__ double sum_squares(float4 v) {
+  return static_cast<double>(v.x) * v.x + static_cast<double>(v.y) * v.y +
+         static_cast<double>(v.z) * v.z + static_cast<double>(v.w) * v.w;
+}
+
+// The RMSNorm scale 1/sqrt(total/cols + eps), where each thread of the block holds its share ss of
+// the sum of squares of x (in double, as the CPU sums): the same in every thread. Ends with
 // __syncthreads().
-template <int N>
-__device__ inline float rms_inverse(const float* __restrict x, double eps, int cols) {
+__device__ inline float block_rms_scale(double ss, double eps, int cols) {
   __shared__ double partial[kGemvWarps];
   __shared__ float inv_rms;
-  const auto* x4 = reinterpret_cast<const float4*>(x);
-  double ss = 0.0;
-  swept<N>(
-      cols / 4, [&](int i) { return x4[i]; },
-      [&](int, float4 v) {
-        ss += static_cast<double>(v.x) * v.x + static_cast<double>(v.y) * v.y +
-              static_cast<double>(v.z) * v.z + static_cast<double>(v.w) * v.w;
-      });
   ss = warp_sum(ss);
   if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = ss;
   __syncthreads();
@@ -108,6 +104,17 @@ __device__ inline float rms_inverse(const float* __restrict x, double eps, int c
   }
   __syncthreads();
   return inv_rms;
+}
+
+// The RMSNorm scale of x, read in sweeps of N float4 (thread t sums float4 t, t + blockDim.x, ...
+// in that order). Ends with __syncthreads().
+template <int N>
+__device__ inline float rms_inverse(const float* __restrict x, double eps, int cols) {
+  const auto* x4 = reinterpret_cast<const float4*>(x);
+  double ss = 0.0;
+  swept<N>(
+      cols / 4, [&](int i) { return x4[i]; }, [&](int, float4 v) { ss += sum_squares(v); });
+  return block_rms_scale(ss, eps, cols);
 }
 
 // One float4 of x and the same float4 of the RMSNorm gain.
@@ -173,6 +180,29 @@ size_t gemv_shared_bytes(int cols) {
   }
 }
 
+// How many float4 of x (with as many of the gain) each thread holds when stage_x normalises x in
+// one pass: F::kStageLoads / 2, at least 2. With 256 threads that is x up to 4,096 features for
+// f16/bf16 (every preset's hidden size) and 2,048 for the formats that stage x in fp16 (more would
+// cost those kernels registers beside their first weight step).
+template <class F>
+__host__ __device__ constexpr int single_pass_loads() {
+  return std::max(2, F::kStageLoads / 2);
+}
+
+// Stores float4 i of the (normalised) x in its x_slot place: as is, or as four fp16 (the 8-byte
+// half i % 2 of 16-byte unit i / 2).
+template <class F, int V>
+__device__ __forceinline__ void store_x4(unsigned char* __restrict smem, int i, float4 v) {
+  if constexpr (F::kXHalf) {
+    const int unit = i / 2;
+    const __half2 h[2] = {__floats2half2_rn(v.x, v.y), __floats2half2_rn(v.z, v.w)};
+    reinterpret_cast<uint2*>(x_unit<F>(smem, x_slot<V>(unit / V, unit % V)))[i % 2] =
+        *reinterpret_cast<const uint2*>(h);
+  } else {
+    *x_unit<F>(smem, x_slot<V>(i / V, i % V)) = v;
+  }
+}
+
 // x, or RMSNorm(x)·norm, staged in shared memory (smem) in the x_slot layout of V 16-byte units
 // per weight chunk: FP32, or rounded to fp16 when the format multiplies in fp16 anyway (half the
 // shared memory and half the shared-memory reads). Ends with __syncthreads().
@@ -180,14 +210,40 @@ size_t gemv_shared_bytes(int cols) {
 // trips but more registers beside the first weight step, which can cost a block per SM; each
 // format's depth is the one that measured best on the H200 (docs/results/cuda-h200-visit15):
 // qwen2-7b FP16 down 37.2 -> 35.5 us at 8 against 1.
+// With a norm, x up to single_pass_loads() float4 per thread is read once: each thread keeps its
+// x and gain while the block sums the squares, then normalises and stores them. A wider x is read
+// twice (the sum of squares, then x and gain again to normalise): one more L2 round trip on the
+// way to the first product. On the H200 one pass made qwen2-0.5b 3-8 % faster with the default
+// variants and INT8-WO / NF4 2.5-3.5 % faster tuned (docs/results/cuda-h200-visit16). Both sum each
+// thread's squares in the same order, so the results are the same bit for bit.
 template <class F, int V>
 __device__ inline void stage_x(const float* __restrict x, const float* __restrict norm, double eps,
                                int cols, unsigned char* __restrict smem) {
   constexpr int kLoads = F::kStageLoads;
   static_assert(kLoads >= 1);
   const auto* x4 = reinterpret_cast<const float4*>(x);
-  const auto slot = [smem](int i) { return x_unit<F>(smem, x_slot<V>(i / V, i % V)); };
-  if constexpr (F::kXHalf) {
+  const int count = cols / 4;
+  const int stride = static_cast<int>(blockDim.x);
+  if (constexpr int kHeld = single_pass_loads<F>(); norm != nullptr && count <= kHeld * stride) {
+    XAndGain v[kHeld];
+    double ss = 0.0;
+#pragma unroll
+    for (int k = 0; k < kHeld; ++k) {
+      const int i = static_cast<int>(threadIdx.x) + k * stride;
+      if (i < count) v[k] = load_x_and_gain(x, norm, i);
+    }
+#pragma unroll
+    for (int k = 0; k < kHeld; ++k) {
+      if (static_cast<int>(threadIdx.x) + k * stride < count) ss += sum_squares(v[k].x);
+    }
+    const float scale = block_rms_scale(ss, eps, cols);
+#pragma unroll
+    for (int k = 0; k < kHeld; ++k) {
+      const int i = static_cast<int>(threadIdx.x) + k * stride;
+      if (i < count) store_x4<F, V>(smem, i, normalised(v[k], scale));
+    }
+  } else if constexpr (F::kXHalf) {
+    const auto slot = [smem](int i) { return x_unit<F>(smem, x_slot<V>(i / V, i % V)); };
     // Unit i is x features 8i..8i+7: two float4 in, one uint4 of fp16 out.
     if (norm == nullptr) {
       using Pair = std::array<float4, 2>;
@@ -212,12 +268,12 @@ __device__ inline void stage_x(const float* __restrict x, const float* __restric
     }
   } else if (norm == nullptr) {
     swept<kLoads>(
-        cols / 4, [&](int i) { return x4[i]; }, [&](int i, float4 v) { *slot(i) = v; });
+        count, [&](int i) { return x4[i]; }, [&](int i, float4 v) { store_x4<F, V>(smem, i, v); });
   } else {
     const float scale = rms_inverse<kLoads>(x, eps, cols);
     swept<std::max(1, kLoads / 2)>(
-        cols / 4, [&](int i) { return load_x_and_gain(x, norm, i); },
-        [&](int i, const XAndGain& v) { *slot(i) = normalised(v, scale); });
+        count, [&](int i) { return load_x_and_gain(x, norm, i); },
+        [&](int i, const XAndGain& v) { store_x4<F, V>(smem, i, normalised(v, scale)); });
   }
   __syncthreads();
 }
