@@ -111,6 +111,47 @@ TEST(CudaEngine, GraphAndDirectLaunchesAgreeBitForBit) {
   EXPECT_EQ(copy(a->forward(one, false)), copy(b->forward(one, false)));
 }
 
+// EC_CUDA_VARIANTS replays a report's variants: the engine runs exactly those (its kernel_variant
+// says so) and decodes bit for bit as the untuned engine does (the GEMV variants give identical
+// results, and the splits are the same); variants of another format, or ones this format lacks,
+// are refused by name.
+TEST(CudaEngine, PinnedVariantsRunAsGivenAndDecodeTheSame) {
+  EC_REQUIRE_CUDA();
+  auto w = weights("tiny-qwen2", DType::f16);
+  setenv("EC_CUDA_TUNE", "0", 1);
+  auto untuned = make(w, Backend::cuda, Precision::fp16);
+  unsetenv("EC_CUDA_TUNE");
+  const std::string defaults = untuned->info().kernel_variant;
+  const std::string prefix = defaults.substr(0, defaults.find('['));
+  const std::string splits = defaults.substr(defaults.rfind(','));  // ",attn-fused-splits:N]"
+  const std::string pdl = defaults.find("+pdl") != std::string::npos ? "+pdl" : "";
+  const std::string pinned = prefix + "[qkv:r1g" + pdl + ",o:r4p" + pdl + ",gu:r2p-dbuf" + pdl +
+                             ",down:r1p-u16" + pdl + ",head:r1p-l2pf" + pdl + splits;
+  setenv("EC_CUDA_VARIANTS", pinned.c_str(), 1);
+  auto replayed = make(w, Backend::cuda, Precision::fp16);
+  EXPECT_EQ(replayed->info().kernel_variant, pinned);
+  const auto p = prompt(5, w->config.vocab_size);
+  EXPECT_EQ(generate_greedy(*replayed, p, 20), generate_greedy(*untuned, p, 20));
+  const int32_t one[1] = {42};
+  EXPECT_EQ(copy(replayed->forward(one, false)), copy(untuned->forward(one, false)));
+
+  const auto refused = [&](const std::string& text, const std::string& names) {
+    setenv("EC_CUDA_VARIANTS", text.c_str(), 1);
+    try {
+      (void)make(w, Backend::cuda, Precision::fp16);
+      ADD_FAILURE() << "loaded with " << text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("EC_CUDA_VARIANTS"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+    }
+  };
+  refused("cuda-f32acc-nf4-gemv-v2" + pinned.substr(pinned.find('[')), prefix);
+  std::string lacking = pinned;  // two-chunk steps are not an f16 variant
+  lacking.replace(lacking.find("o:r4p"), 5, "o:r2p-u2");
+  refused(lacking, "role o: r2p-u2");
+  unsetenv("EC_CUDA_VARIANTS");
+}
+
 TEST(CudaEngine, DecodeGreedyIsArgmaxOfForwardAndResetRepeats) {
   EC_REQUIRE_CUDA();
   auto w = weights("tiny-llama", DType::f16);

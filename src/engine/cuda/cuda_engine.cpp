@@ -29,6 +29,7 @@
 #include "engine/cuda/embedding.cuh"
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/linear.cuh"
+#include "engine/cuda/pinned_variants.h"
 #include "engine/cuda/rmsnorm.cuh"
 #include "engine/cuda/rope.cuh"
 #include "engine/cuda/tensor_convert.cuh"
@@ -42,7 +43,7 @@ constexpr int kPrefillChunk = 256;
 constexpr int kPartialSlots = 1024;  // ≥ tokens × splits of any attention launch (attention_splits)
 
 enum Role { kQkv, kO, kGateUp, kDown, kHead, kRoles };
-constexpr const char* kRoleNames[kRoles] = {"qkv", "o", "gu", "down", "head"};
+static_assert(kDecodeRoleNames.size() == kRoles, "one name per role, in Role's order");
 
 GemvFormat format_of(Precision p) {
   switch (p) {
@@ -127,7 +128,11 @@ class CudaEngine final : public Engine {
   void set_device_position(int pos);
   double time_decode_steps(int steps);
   void autotune();
-  std::string variant_name() const;
+  // Sets the GEMV configs and KV splits to `pinned` (EC_CUDA_VARIANTS, already matched to this
+  // engine's prefix) after checking that this engine has them.
+  void apply_pinned(const PinnedVariants& pinned);
+  std::string variant_prefix() const;  // the format and arithmetic, e.g. "cuda-f32acc-f16-gemv-v1"
+  std::string variant_name() const;    // the prefix and every role's variant
   // The RoPE + KV-store and attention arguments of layer l for n_tokens tokens at *pos_.
   RopeStoreArgs rope_store_args(int l, int n_tokens);
   AttentionArgs attention_args(int l, int n_tokens, int splits);
@@ -692,6 +697,11 @@ void CudaEngine::autotune() {
       pdl_env != nullptr && (std::string(pdl_env) == "0" || std::string(pdl_env) == "1");
   const bool pdl_on = pdl_forced ? std::string(pdl_env) == "1" : has_pdl_;
   for (GemvConfig& cfg : configs_) cfg = GemvConfig{2, true, pdl_on};
+  // EC_CUDA_VARIANTS=<a report's engine.kernel_variant>[;<another's>] runs those variants, untuned.
+  if (const char* pinned = std::getenv("EC_CUDA_VARIANTS"); pinned != nullptr && *pinned != '\0') {
+    apply_pinned(pinned_variants_for(pinned, variant_prefix(), "EC_CUDA_VARIANTS"));
+    return;
+  }
   const char* env = std::getenv("EC_CUDA_TUNE");
   if (env != nullptr && std::string(env) == "0") return;
   constexpr int kSteps = 5;
@@ -835,16 +845,54 @@ GemvArgs CudaEngine::role_args(int role, int layer) const {
   return a;
 }
 
-std::string CudaEngine::variant_name() const {
+void CudaEngine::apply_pinned(const PinnedVariants& pinned) {
+  EC_CHECK(pinned.fused_attention == fused_attention_,
+           "EC_CUDA_VARIANTS: {} given, but this engine decodes with the {} attention "
+           "(EC_CUDA_ATTENTION=split selects the split one)",
+           pinned.fused_attention ? "attn-fused-splits" : "attn-splits",
+           fused_attention_ ? "fused" : "split");
+  const bool splits_ok =
+      fused_attention_ ? decode_attention_supported(config_.head_dim, pinned.splits, compute_major_)
+                       : pinned.splits <= kAttentionMaxSplits;
+  EC_CHECK(splits_ok,
+           "EC_CUDA_VARIANTS: {} KV slices are more than this engine's {} attention "
+           "takes (at most {})",
+           pinned.splits, fused_attention_ ? "fused" : "split",
+           fused_attention_ ? max_fused_splits() : kAttentionMaxSplits);
+  for (int role = 0; role < kRoles; ++role) {
+    const GemvConfig& c = pinned.roles[sz(role)];
+    EC_CHECK(!c.pdl || has_pdl_,
+             "EC_CUDA_VARIANTS: role {} asks for programmatic dependent launch (+pdl), which "
+             "this GPU does not have (compute capability 9.0 and newer)",
+             kDecodeRoleNames[sz(role)]);
+    std::string offered;
+    bool found = false;
+    for (const GemvConfig& cand : gemv_candidates(role_args(role, 0))) {
+      found = found || (cand.rows_per_warp == c.rows_per_warp && cand.persistent == c.persistent &&
+                        cand.pipeline == c.pipeline && cand.unroll == c.unroll);
+      offered += (offered.empty() ? "" : " ") + gemv_config_name(cand);
+    }
+    EC_CHECK(found, "EC_CUDA_VARIANTS: role {}: {} is not a {} variant for this role (it has: {})",
+             kDecodeRoleNames[sz(role)], gemv_config_name(c), gemv_format_name(format_), offered);
+    configs_[role] = c;
+  }
+  decode_splits_ = pinned.splits;
+}
+
+std::string CudaEngine::variant_prefix() const {
   // v2 where products are taken in fp16: NF4 since visit 8, int8-wo since visit 12 (their results
   // moved by ~5e-4 relative); the other formats' arithmetic is unchanged.
   const bool f16_products =
       format_ == GemvFormat::nf4 || format_ == GemvFormat::nf4_dq || format_ == GemvFormat::int8_wo;
-  std::string s = std::string("cuda-f32acc-") + gemv_format_name(format_) + "-gemv-" +
-                  (f16_products ? "v2" : "v1");
+  return std::string("cuda-f32acc-") + gemv_format_name(format_) + "-gemv-" +
+         (f16_products ? "v2" : "v1");
+}
+
+std::string CudaEngine::variant_name() const {
+  std::string s = variant_prefix();
   for (int role = 0; role < kRoles; ++role) {
     s += role == 0 ? "[" : ",";
-    s += std::string(kRoleNames[role]) + ":" + gemv_config_name(configs_[role]);
+    s += std::string(kDecodeRoleNames[sz(role)]) + ":" + gemv_config_name(configs_[role]);
   }
   return s + (fused_attention_ ? ",attn-fused-splits:" : ",attn-splits:") +
          std::to_string(decode_splits_) + "]";

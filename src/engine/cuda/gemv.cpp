@@ -2,6 +2,8 @@
 // checks every kernel relies on (vector widths, alignment, segments).
 #include "engine/cuda/gemv.cuh"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 
 #include "core/error.h"
@@ -89,6 +91,56 @@ std::string gemv_config_name(const GemvConfig& config) {
   if (config.unroll != 4) name += "-u" + std::to_string(config.unroll);
   if (config.pdl) name += "+pdl";
   return name;
+}
+
+GemvConfig parse_gemv_config(std::string_view name) {
+  std::string_view rest = name;
+  const auto take = [&rest](std::string_view prefix) {
+    if (!rest.starts_with(prefix)) return false;
+    rest.remove_prefix(prefix.size());
+    return true;
+  };
+  const auto bad = [name](std::string_view what) {
+    fail(
+        "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf or -dbuf, -u2, "
+        "-u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
+        name, what);
+  };
+  GemvConfig c;
+  if (!take("r") || rest.empty()) bad("no rows per warp after 'r'");
+  switch (rest.front()) {
+    case '1':
+    case '2':
+    case '4':
+      c.rows_per_warp = rest.front() - '0';
+      break;
+    default:
+      bad("rows per warp must be 1, 2 or 4");
+  }
+  rest.remove_prefix(1);
+  if (take("p")) {
+    c.persistent = true;
+  } else if (take("g")) {
+    c.persistent = false;
+  } else {
+    bad("'p' (resident grid) or 'g' (a block per row group) must follow the rows per warp");
+  }
+  if (take("-l2pf")) {
+    c.pipeline = GemvPipeline::l2_prefetch;
+  } else if (take("-dbuf")) {
+    c.pipeline = GemvPipeline::registers;
+  }
+  // Longest first: "-u16" also starts with "-u1".
+  if (take("-u16")) {
+    c.unroll = 16;
+  } else if (take("-u8")) {
+    c.unroll = 8;
+  } else if (take("-u2")) {
+    c.unroll = 2;
+  }
+  c.pdl = take("+pdl");
+  if (!rest.empty()) bad(fmt::format("unexpected '{}'", rest));
+  return c;
 }
 
 std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ec::engine::cuda {
@@ -67,6 +68,11 @@ struct GemvConfig {
 };
 
 std::string gemv_config_name(const GemvConfig& config);  // e.g. "r2p", "r1g-l2pf+pdl"
+
+// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf or -dbuf, then -u{2,8,16}, then
+// +pdl, each suffix optional. Throws ec::Error naming the text and what was expected. (Whether a
+// format has that variant is gemv_candidates()' business.)
+GemvConfig parse_gemv_config(std::string_view name);
 
 // Every config worth timing for these arguments (the autotuner picks among them).
 std::vector<GemvConfig> gemv_candidates(const GemvArgs& args);
