@@ -45,6 +45,12 @@ constexpr int kPartialSlots = 1024;  // ≥ tokens × splits of any attention la
 enum Role { kQkv, kO, kGateUp, kDown, kHead, kRoles };
 static_assert(kDecodeRoleNames.size() == kRoles, "one name per role, in Role's order");
 
+// The same GEMV kernel: equal in everything but PDL, which is a property of the launch.
+bool same_kernel(const GemvConfig& a, const GemvConfig& b) {
+  return a.rows_per_warp == b.rows_per_warp && a.persistent == b.persistent &&
+         a.pipeline == b.pipeline && a.unroll == b.unroll;
+}
+
 GemvFormat format_of(Precision p) {
   switch (p) {
     case Precision::fp16:
@@ -741,10 +747,7 @@ void CudaEngine::autotune() {
     // must not be offered to qkv, gate_up or the lm_head: docs/results/cuda-h200-visit14, call 7).
     for (const GemvConfig& cand : gemv_candidates(role_args(role, 0))) {
       const GemvConfig keep = configs_[role];
-      if (cand.rows_per_warp == keep.rows_per_warp && cand.persistent == keep.persistent &&
-          cand.pipeline == keep.pipeline && cand.unroll == keep.unroll) {
-        continue;
-      }
+      if (same_kernel(cand, keep)) continue;
       GemvConfig next = cand;
       next.pdl = keep.pdl;
       const double ratio =
@@ -868,8 +871,7 @@ void CudaEngine::apply_pinned(const PinnedVariants& pinned) {
     std::string offered;
     bool found = false;
     for (const GemvConfig& cand : gemv_candidates(role_args(role, 0))) {
-      found = found || (cand.rows_per_warp == c.rows_per_warp && cand.persistent == c.persistent &&
-                        cand.pipeline == c.pipeline && cand.unroll == c.unroll);
+      found = found || same_kernel(cand, c);
       offered += (offered.empty() ? "" : " ") + gemv_config_name(cand);
     }
     EC_CHECK(found, "EC_CUDA_VARIANTS: role {}: {} is not a {} variant for this role (it has: {})",

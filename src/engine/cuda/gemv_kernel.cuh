@@ -189,17 +189,23 @@ __host__ __device__ constexpr int single_pass_loads() {
   return std::max(2, F::kStageLoads / 2);
 }
 
+// Where the staged x's 16-byte unit u (in x order) lives: unit u / V of weight chunk u / V's
+// units, placed by x_slot.
+template <class F, int V>
+__device__ __forceinline__ float4* staged_unit(unsigned char* __restrict smem, int u) {
+  return x_unit<F>(smem, x_slot<V>(u / V, u % V));
+}
+
 // Stores float4 i of the (normalised) x in its x_slot place: as is, or as four fp16 (the 8-byte
 // half i % 2 of 16-byte unit i / 2).
 template <class F, int V>
 __device__ __forceinline__ void store_x4(unsigned char* __restrict smem, int i, float4 v) {
   if constexpr (F::kXHalf) {
-    const int unit = i / 2;
     const __half2 h[2] = {__floats2half2_rn(v.x, v.y), __floats2half2_rn(v.z, v.w)};
-    reinterpret_cast<uint2*>(x_unit<F>(smem, x_slot<V>(unit / V, unit % V)))[i % 2] =
+    reinterpret_cast<uint2*>(staged_unit<F, V>(smem, i / 2))[i % 2] =
         *reinterpret_cast<const uint2*>(h);
   } else {
-    *x_unit<F>(smem, x_slot<V>(i / V, i % V)) = v;
+    *staged_unit<F, V>(smem, i) = v;
   }
 }
 
@@ -243,7 +249,7 @@ __device__ inline void stage_x(const float* __restrict x, const float* __restric
       if (i < count) store_x4<F, V>(smem, i, normalised(v[k], scale));
     }
   } else if constexpr (F::kXHalf) {
-    const auto slot = [smem](int i) { return x_unit<F>(smem, x_slot<V>(i / V, i % V)); };
+    const auto slot = [smem](int i) { return staged_unit<F, V>(smem, i); };
     // Unit i is x features 8i..8i+7: two float4 in, one uint4 of fp16 out.
     if (norm == nullptr) {
       using Pair = std::array<float4, 2>;
