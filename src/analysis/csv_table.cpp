@@ -7,18 +7,10 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/trim.h"
 #include "core/utf8.h"
 
 namespace ec::analysis {
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
 
 CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& path) {
   if (text.size() > kMaxCsvBytes) {

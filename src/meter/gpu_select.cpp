@@ -4,15 +4,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <string_view>
+
+#include "core/trim.h"
 
 namespace ec::meter {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  size_t e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
 
 bool all_digits(const std::string& s) {
   return !s.empty() &&
@@ -50,8 +47,8 @@ std::vector<unsigned> visible_nvml_indices(const std::optional<std::string>& cud
   const std::string& list = *cuda_visible;
   while (pos <= list.size()) {
     size_t comma = list.find(',', pos);
-    std::string token =
-        trim(list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    const std::string token(trim(
+        std::string_view(list).substr(pos, comma == std::string::npos ? list.npos : comma - pos)));
     auto index = match(token, uuids);
     if (!index || std::find(out.begin(), out.end(), *index) != out.end()) break;
     out.push_back(*index);

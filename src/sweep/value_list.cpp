@@ -5,15 +5,10 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/trim.h"
 
 namespace ec::sweep {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 std::vector<std::string_view> split(std::string_view text) {
   std::vector<std::string_view> items;

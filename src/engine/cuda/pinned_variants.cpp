@@ -5,12 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <optional>
 #include <vector>
 
 #include "core/error.h"
+#include "core/trim.h"
 
 namespace ec::engine::cuda {
 
@@ -77,14 +77,8 @@ PinnedVariants pinned_variants_for(std::string_view list, std::string_view engin
   std::vector<PinnedVariants> entries;
   while (!list.empty()) {
     const size_t semicolon = list.find(';');
-    std::string_view entry = list.substr(0, semicolon);
+    const std::string_view entry = trim(list.substr(0, semicolon), " \t\r\n\f\v");
     list = semicolon == std::string_view::npos ? std::string_view{} : list.substr(semicolon + 1);
-    while (!entry.empty() && std::isspace(static_cast<unsigned char>(entry.front()))) {
-      entry.remove_prefix(1);
-    }
-    while (!entry.empty() && std::isspace(static_cast<unsigned char>(entry.back()))) {
-      entry.remove_suffix(1);
-    }
     if (!entry.empty()) entries.push_back(parse_pinned_variants(entry, source));
   }
   EC_CHECK(!entries.empty(),
