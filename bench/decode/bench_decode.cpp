@@ -1,8 +1,12 @@
 // End-to-end decode benchmark of the CUDA engine: for every preset × format, synthetic weights
 // (the project's generator), the engine built once, a short prompt prefilled, then N greedy tokens
 // decoded one at a time exactly as `ecocompute run` does (decode_greedy: one graph replay and one
-// int back per token). Prints tok/s, weight GB/s and % of the device-to-device copy ceiling
-// measured in the same run, and energy from the NVML counter when the meter has it.
+// host round trip per token). Prints tok/s, weight GB/s and % of the device-to-device copy ceiling
+// measured in the same run, and energy from the NVML counter when the meter has it. Then the same
+// tokens again with the steps chained on the device (decode_greedy_many: no host round trip
+// between steps): "chained tok/s" and its ratio to tok/s say what the host's round trip per token
+// costs. Every run of a format must decode the same tokens (greedy decoding is deterministic
+// here); a row that did not says MISMATCH, and the exit status is 1.
 //   bench_decode [--models a,b] [--formats fp16,int8-wo,...] [--tokens 256] [--prompt 16]
 //                [--iters 2] [--json FILE] [--configs-dir DIR]
 
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/bench_main.h"
@@ -68,8 +73,10 @@ int run(int argc, char** argv) {
   std::ofstream json;
   if (!json_path.empty()) json.open(json_path);
   std::printf(
-      "\n| model | format | GB/token | tok/s | GB/s | %% of copy | J/1k tok | avg W | load s | "
-      "variant |\n|---|---|---|---|---|---|---|---|---|---|\n");
+      "\n| model | format | GB/token | tok/s | GB/s | %% of copy | J/1k tok | avg W | chained "
+      "tok/s "
+      "(× tok/s) | load s | variant |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  bool failed = false;  // some format decoded different tokens in two runs (reported in its row)
   for (const std::string& name : comma_list(models)) {
     const model::ModelConfig& config = model::preset_or_throw(name);
     const auto t_gen = Clock::now();
@@ -78,10 +85,10 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "%s: synthetic weights in %.1f s\n", name.c_str(), gen_s);
     std::vector<int32_t> prompt(static_cast<size_t>(prompt_len));
     for (int i = 0; i < prompt_len; ++i) prompt[size_t(i)] = (i * 7919 + 13) % config.vocab_size;
-    for (const std::string& fmt : comma_list(formats)) {
+    for (const std::string& format_name : comma_list(formats)) {
       engine::EngineOptions o;
       o.backend = engine::Backend::cuda;
-      o.precision = engine::parse_precision(fmt);
+      o.precision = engine::parse_precision(format_name);
       o.max_context = prompt_len + tokens + 8;
       const auto t_load = Clock::now();
       auto eng = engine::make_engine(weights, o);
@@ -89,14 +96,18 @@ int run(int argc, char** argv) {
       const auto& info = eng->info();
       // Warm-up: one short generation.
       (void)engine::generate_greedy(*eng, prompt, 16);
-      std::vector<double> times, joules, watts;
+      std::vector<double> times, joules, watts, chained_times, chained_joules;
+      std::vector<int32_t> stepwise(static_cast<size_t>(tokens)), chained(stepwise.size());
+      std::vector<int32_t> reference;
+      std::string mismatch;
       for (int it = 0; it < iters; ++it) {
         eng->reset();
         int32_t next = engine::argmax(eng->forward(prompt, false));
+        const int32_t first = next;
         eng->synchronize();
         const auto e0 = nvml.joules();
         const auto t0 = Clock::now();
-        for (int i = 0; i < tokens; ++i) next = eng->decode_greedy(next);
+        for (int i = 0; i < tokens; ++i) stepwise[size_t(i)] = next = eng->decode_greedy(next);
         eng->synchronize();
         const double dt = seconds_since(t0);
         const auto e1 = nvml.joules();
@@ -105,10 +116,32 @@ int run(int argc, char** argv) {
           joules.push_back(*e1 - *e0);
           watts.push_back((*e1 - *e0) / dt);
         }
+        eng->reset();
+        (void)eng->forward(prompt, false);
+        eng->synchronize();
+        const auto e2 = nvml.joules();
+        const auto t1 = Clock::now();
+        eng->decode_greedy_many(first, chained);
+        chained_times.push_back(seconds_since(t1));
+        const auto e3 = nvml.joules();
+        if (e2 && e3) chained_joules.push_back(*e3 - *e2);
+        // Validation: the chained steps, and every iteration, decode the first iteration's tokens.
+        if (it == 0) reference = stepwise;
+        for (const auto* got : {&stepwise, &chained}) {
+          const auto diff = std::mismatch(got->begin(), got->end(), reference.begin());
+          if (diff.first != got->end() && mismatch.empty()) {
+            mismatch = fmt::format(" MISMATCH: iteration {} {} differs from token {}", it,
+                                   got == &chained ? "chained" : "step by step",
+                                   diff.first - got->begin());
+          }
+        }
       }
+      if (!mismatch.empty()) failed = true;
       std::sort(times.begin(), times.end());
       const double dt = times[times.size() / 2];
       const double tps = tokens / dt;
+      std::sort(chained_times.begin(), chained_times.end());
+      const double chained_tps = tokens / chained_times[chained_times.size() / 2];
       const double gb = double(info.weight_bytes) / 1e9;
       const double gbs = gb * tps;
       double j1k = -1.0, w_avg = -1.0;
@@ -120,9 +153,10 @@ int run(int argc, char** argv) {
       char jtxt[32] = "n/a", wtxt[32] = "n/a";
       if (j1k >= 0) std::snprintf(jtxt, sizeof jtxt, "%.0f", j1k);
       if (w_avg >= 0) std::snprintf(wtxt, sizeof wtxt, "%.0f", w_avg);
-      std::printf("| %s | %s | %.3f | %.1f | %.0f | %.1f | %s | %s | %.1f | %s |\n", name.c_str(),
-                  info.precision.c_str(), gb, tps, gbs, 100.0 * gbs * 1e9 / ceiling, jtxt, wtxt,
-                  load_s, info.kernel_variant.c_str());
+      std::printf("| %s | %s | %.3f | %.1f | %.0f | %.1f | %s | %s | %.1f (%.3f)%s | %.1f | %s |\n",
+                  name.c_str(), info.precision.c_str(), gb, tps, gbs, 100.0 * gbs * 1e9 / ceiling,
+                  jtxt, wtxt, chained_tps, chained_tps / tps, mismatch.c_str(), load_s,
+                  info.kernel_variant.c_str());
       std::fflush(stdout);
       if (json.is_open()) {
         nlohmann::json row = {{"model", name},
@@ -133,6 +167,10 @@ int run(int argc, char** argv) {
                               {"prompt", prompt_len},
                               {"seconds", times},
                               {"tok_s", tps},
+                              {"chained_seconds", chained_times},
+                              {"chained_tok_s", chained_tps},
+                              {"chained_joules", chained_joules},
+                              {"mismatch", mismatch},
                               {"weight_bytes", info.weight_bytes},
                               {"gb_s", gbs},
                               {"copy_ceiling_gb_s", ceiling / 1e9},
@@ -147,7 +185,7 @@ int run(int argc, char** argv) {
       }
     }
   }
-  return 0;
+  return failed ? 1 : 0;
 }
 
 }  // namespace

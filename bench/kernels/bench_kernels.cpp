@@ -338,7 +338,8 @@ int run(int argc, char** argv) {
       double best_t = 1e30;
       std::string best_name;
       double worst_err = 0.0;
-      for (const GemvConfig& cfg : engine::cuda::gemv_candidates(probe)) {
+      for (const GemvConfig& cfg :
+           engine::cuda::gemv_candidates(probe, engine::cuda::current_gemv_device())) {
         CUDA_CHECK(cudaMemset(d_y.get(), 0xff, d_y.bytes()));
         engine::cuda::gemv(args_for(0, kCheckRows), cfg, stream);
         CUDA_CHECK(cudaStreamSynchronize(stream));

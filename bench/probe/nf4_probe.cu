@@ -21,6 +21,7 @@
 #include "common/copy_ceiling.h"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/device_buffer.cuh"
+#include "engine/cuda/gemv_dispatch.cuh"
 #include "engine/cuda/gemv_nf4_policy.cuh"
 
 namespace ec::bench {

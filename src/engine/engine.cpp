@@ -24,6 +24,13 @@ int32_t Engine::decode_greedy(int32_t token) {
   return argmax(forward(one, false));
 }
 
+void Engine::decode_greedy_many(int32_t token, std::span<int32_t> out) {
+  for (int32_t& next : out) {
+    next = decode_greedy(token);
+    token = next;
+  }
+}
+
 std::vector<int32_t> generate_greedy(Engine& engine, std::span<const int32_t> prompt,
                                      int max_new_tokens, int32_t stop_token) {
   EC_CHECK(!prompt.empty(), "greedy generation needs a non-empty prompt");

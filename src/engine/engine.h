@@ -78,6 +78,12 @@ class Engine {
   // Backends override this to keep logits on the device.
   virtual int32_t decode_greedy(int32_t token);
 
+  // out.size() greedy steps from `token`: out[0] = decode_greedy(token), then out[i] =
+  // decode_greedy(out[i - 1]); the last token is not fed back, so position() grows by out.size().
+  // The CUDA backend runs the steps back to back, each step's token staying on the device for the
+  // next, so no host round trip per token sits between them (the host sees the tokens at the end).
+  virtual void decode_greedy_many(int32_t token, std::span<int32_t> out);
+
   // Waits for queued device work; the meter calls this at every window edge.
   virtual void synchronize() {}
 };

@@ -70,7 +70,7 @@ p = json.load(open(sys.argv[1]))
 p["bases"] = [b for b in sys.argv[2:] if b]
 json.dump(p, open(sys.argv[1], "w"), indent=1)
 PY
-if timeout 120 python3 "$BR/cdp_check.py" "$WORK/plan.json"; then ok; else bad "browser checks failed"; fi
+if timeout 200 python3 "$BR/cdp_check.py" "$WORK/plan.json"; then ok; else bad "browser checks failed"; fi
 for page in index measured sessions method replications estimate; do
   [ -s "$WORK/shots/$page.png" ] && ok || bad "no screenshot of $page"
 done

@@ -94,6 +94,18 @@ TEST(GenerateGreedy, StopsAtTheStopTokenAndKeepsIt) {
   EXPECT_EQ(generate_greedy(engine, prompt, 10, 7), (std::vector<int32_t>{3, 5, 7}));
 }
 
+TEST(DecodeGreedyMany, FeedsEachTokenToTheNextStep) {
+  CountingEngine engine(3);
+  const std::vector<int32_t> prompt = {4};
+  (void)engine.forward(prompt, false);
+  std::vector<int32_t> out(4, -1);
+  engine.decode_greedy_many(2, out);
+  EXPECT_EQ(out, (std::vector<int32_t>{5, 8, 1, 4}));
+  EXPECT_EQ(engine.position(), 1 + 4);  // the last token is not fed back
+  engine.decode_greedy_many(9, std::span<int32_t>{});
+  EXPECT_EQ(engine.position(), 5);
+}
+
 TEST(MakeEngine, RefusesCudaWithoutTheBackend) {
   auto weights = test::make_tiny_model({});
   EngineOptions options;

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,45 @@ TEST(CudaEngine, DecodeGreedyIsArgmaxOfForwardAndResetRepeats) {
   gpu->reset();
   (void)gpu->forward(p, false);
   EXPECT_EQ(gpu->decode_greedy(first[0]), via_forward);
+}
+
+// Steps chained on the device give the tokens and the state the host-driven loop gives, with the
+// graph and without; a token the host chooses itself (not the last argmax) is fed as asked.
+TEST(CudaEngine, DecodeGreedyManyMatchesStepByStep) {
+  EC_REQUIRE_CUDA();
+  auto w = weights("tiny-qwen2", DType::f16);
+  setenv("EC_CUDA_TUNE", "0", 1);  // the same attention splits in every engine
+  auto stepwise = make(w, Backend::cuda, Precision::fp16);
+  auto chained = make(w, Backend::cuda, Precision::fp16);
+  auto direct = make(w, Backend::cuda, Precision::fp16, false);
+  unsetenv("EC_CUDA_TUNE");
+  const auto p = prompt(6, w->config.vocab_size);
+  const int32_t first = argmax(stepwise->forward(p, false));
+  std::vector<int32_t> expected;
+  int32_t next = first;
+  for (int i = 0; i < 24; ++i) expected.push_back(next = stepwise->decode_greedy(next));
+  for (Engine* e : {chained.get(), direct.get()}) {
+    EXPECT_EQ(argmax(e->forward(p, false)), first);
+    std::vector<int32_t> out(24, -1);
+    e->decode_greedy_many(first, std::span(out).first(10));
+    e->decode_greedy_many(out[9], std::span(out).subspan(10));
+    EXPECT_EQ(out, expected) << (e == direct.get() ? "without graph" : "graph");
+    EXPECT_EQ(e->position(), stepwise->position());
+  }
+  // A forced token, then chained steps from it, against the same one step at a time.
+  const int32_t forced = (expected.back() + 5) % w->config.vocab_size;
+  std::vector<int32_t> from_forced(3);
+  chained->decode_greedy_many(forced, from_forced);
+  EXPECT_EQ(from_forced[0], stepwise->decode_greedy(forced));
+  EXPECT_EQ(from_forced[1], stepwise->decode_greedy(from_forced[0]));
+  EXPECT_EQ(from_forced[2], stepwise->decode_greedy(from_forced[1]));
+  // Past the cache: refused before any step runs.
+  std::vector<int32_t> too_many(static_cast<size_t>(512 - chained->position() + 1));
+  const int at = chained->position();
+  EXPECT_THROW(chained->decode_greedy_many(forced, too_many), Error);
+  EXPECT_EQ(chained->position(), at);
+  const int32_t again = stepwise->decode_greedy(from_forced[2]);
+  EXPECT_EQ(chained->decode_greedy(from_forced[2]), again);
 }
 
 TEST(CudaEngine, RejectsTokensPastTheCacheAndOutsideTheVocabulary) {

@@ -247,7 +247,11 @@ void check(GemvFormat f, const Shape& sh, uint64_t seed) {
   a.norm = sh.norm ? dgain.get() : nullptr;
   a.norm_eps = 1e-6;
   ASSERT_EQ(gemv_outputs(a), static_cast<int>(want.size()));
-  for (const GemvConfig& cfg : gemv_candidates(a)) {
+  // Every variant this GPU has (the bulk-copy ones included where it has them), each bit for bit
+  // equal to the first: they spread rows and stream weights differently, but each lane takes
+  // the same chunks in the same order.
+  std::vector<float> first;
+  for (const GemvConfig& cfg : gemv_candidates(a, current_gemv_device())) {
     auto dy = sh.residual ? dev(residual) : test::poisoned(want.size());
     a.y = dy.get();
     a.residual = sh.residual ? dy.get() : nullptr;  // in place, as the engine adds to x
@@ -262,6 +266,11 @@ void check(GemvFormat f, const Shape& sh, uint64_t seed) {
       EXPECT_EQ(got, want) << what;  // the same operations as the reference, bit for bit
     } else {
       EXPECT_LT(rel_error(got, want), bound(f)) << what;
+    }
+    if (first.empty()) {
+      first = got;
+    } else {
+      EXPECT_EQ(got, first) << what << ": not bit for bit the first variant's";
     }
   }
 }
@@ -282,6 +291,56 @@ const Shape kShapes[] = {
 };
 
 class CudaGemv : public ::testing::TestWithParam<GemvFormat> {};
+
+// The bulk-copy variants refill each stage of a warp's ring while the other warps still read
+// theirs; run back to back at a gate_up-like shape (many steps per warp, heavy shared-memory
+// traffic), every run must give the register kernel's result bit for bit. (A refill issued before
+// the warp's reads had been used made decode nondeterministic on the H200, in the whole decode
+// chain only: this test alone passed with that kernel too, so it is a guard on repeatability, not
+// a reproduction of that race; docs/results/cuda-h200-visit17.)
+TEST(CudaGemv, BulkCopyVariantsRepeatBitForBitUnderLoad) {
+  EC_REQUIRE_CUDA();
+  const GemvDevice device = current_gemv_device();
+  if (!device.bulk_copy) GTEST_SKIP() << "no bulk copy on this GPU (sm_90 and newer)";
+  for (GemvFormat f : {GemvFormat::f16, GemvFormat::int8_wo}) {
+    const int rows = 4096, cols = 3584;
+    auto gate = make_weights(f, rows, cols, 501, false);
+    auto up = make_weights(f, rows, cols, 502, false);
+    auto dx = dev(test::random_floats(cols, 503, 1.0f));
+    auto dgain = dev(test::random_floats(cols, 504, 0.2f, 1.0f));
+    GemvArgs a;
+    a.format = f;
+    a.n_seg = 2;
+    a.seg[0] = gate->segment();
+    a.seg[1] = up->segment();
+    a.swiglu = true;
+    a.cols = cols;
+    a.x = dx.get();
+    a.norm = dgain.get();
+    a.norm_eps = 1e-6;
+    auto dy = test::poisoned(rows);
+    a.y = dy.get();
+    gemv(a, GemvConfig{2, true}, nullptr);
+    test::sync();
+    const auto want = dy.download();
+    int bulk_variants = 0;
+    for (const GemvConfig& cfg : gemv_candidates(a, device)) {
+      if (cfg.pipeline != GemvPipeline::bulk) continue;
+      ++bulk_variants;
+      for (int rep = 0; rep < 40; ++rep) {
+        CUDA_CHECK(cudaMemset(dy.get(), 0xff, dy.bytes()));
+        for (int k = 0; k < 4; ++k) gemv(a, cfg, nullptr);  // back to back, as in decode
+        test::sync();
+        if (dy.download() != want) {
+          ADD_FAILURE() << gemv_format_name(f) << " " << gemv_config_name(cfg) << " run " << rep
+                        << " differs from r2p";
+          break;
+        }
+      }
+    }
+    EXPECT_EQ(bulk_variants, 2) << gemv_format_name(f);  // two rows of four or of two chunks
+  }
+}
 
 TEST_P(CudaGemv, MatchesCpuTwinForEveryVariant) {
   EC_REQUIRE_CUDA();
@@ -360,11 +419,62 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
   GemvConfig c{1, false, true};
   c.pipeline = GemvPipeline::l2_prefetch;
   EXPECT_EQ(gemv_config_name(c), "r1g-l2pf+pdl");
+  c.pipeline = GemvPipeline::bulk;
+  EXPECT_EQ(gemv_config_name(c), "r1g-bulk+pdl");
+  c.pipeline = GemvPipeline::l2_prefetch;
   c.unroll = 2;
   EXPECT_EQ(gemv_config_name(c), "r1g-l2pf-u2+pdl");
   c.pipeline = GemvPipeline::none;
   c.unroll = 16;
   EXPECT_EQ(gemv_config_name(c), "r1g-u16+pdl");
+}
+
+// The bulk-copy variants (host code): offered only where the device has the bulk copy, only for
+// the 8- and 16-bit formats, resident, and only while their rings fit the shared memory at the
+// arguments' width; their shared memory is the format's plus the rings and barriers.
+TEST(CudaGemvCandidates, BulkCopyVariantsOnlyWhereTheyRunAndFit) {
+  const GemvDevice h200{true, 227 * 1024}, no_bulk{false, 227 * 1024}, small{true, 112 * 1024};
+  for (GemvFormat f : {GemvFormat::f16, GemvFormat::bf16, GemvFormat::int8_wo, GemvFormat::int8_llm,
+                       GemvFormat::nf4, GemvFormat::nf4_dq}) {
+    for (bool swiglu : {false, true}) {
+      GemvArgs a;
+      a.format = f;
+      a.swiglu = swiglu;
+      const auto bulk = [&](const GemvDevice& d, int cols) {
+        a.cols = cols;
+        std::vector<GemvConfig> out;
+        for (const GemvConfig& c : gemv_candidates(a, d)) {
+          if (c.pipeline == GemvPipeline::bulk) out.push_back(c);
+        }
+        return out;
+      };
+      const std::string what = std::string(gemv_format_name(f)) + (swiglu ? " swiglu" : "");
+      const bool has = f == GemvFormat::f16 || f == GemvFormat::bf16 || f == GemvFormat::int8_wo;
+      const auto offered = bulk(h200, 3584);
+      EXPECT_EQ(offered.size(), has ? (swiglu ? 2u : 3u) : 0u) << what;
+      for (const GemvConfig& c : offered) {
+        const std::string name = what + " " + gemv_config_name(c);
+        EXPECT_TRUE(c.persistent) << name;
+        EXPECT_TRUE(c.rows_per_warp == 1 || c.rows_per_warp == 2) << name;
+        // 8 warps × 4 stages × (rows × unroll × 512 bytes + an 8-byte barrier), after the x.
+        const size_t x = f == GemvFormat::int8_wo ? 3584 * 2 : 3584 * 4;
+        EXPECT_EQ(gemv_variant_shared_bytes(f, 3584, c),
+                  x + 8 * 4 * (size_t(c.rows_per_warp) * c.unroll * 512 + 8))
+            << name;
+        EXPECT_EQ(gemv_variant_shared_bytes(f, 3584, GemvConfig{}), x) << name;
+      }
+      EXPECT_TRUE(bulk(no_bulk, 3584).empty()) << what;
+      // qwen2-7b's down_proj: FP32 x alone takes 74 KB, so no f16 ring fits in 112 KB; int8-wo's
+      // fp16 x (37 KB) leaves room for the 64 KB rings (a row of four chunks a step, or two rows
+      // of two), not for the 128 KB one.
+      for (const GemvConfig& c : bulk(small, 18944)) {
+        EXPECT_EQ(f, GemvFormat::int8_wo) << what << " " << gemv_config_name(c);
+        EXPECT_LE(gemv_variant_shared_bytes(f, 18944, c), small.shared_limit) << what;
+      }
+      EXPECT_EQ(bulk(small, 18944).size(), f == GemvFormat::int8_wo ? (swiglu ? 1u : 2u) : 0u)
+          << what;
+    }
+  }
 }
 
 // The shared-memory width limit of each format (host code: no GPU needed). Past it the engine

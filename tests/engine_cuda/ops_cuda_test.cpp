@@ -232,6 +232,8 @@ TEST(CudaOps, ArgmaxMatchesHostFirstMaximum) {
     DeviceBuffer<unsigned> counter(1);
     DeviceBuffer<int32_t> out(1);
     auto bump = dev(std::vector<int>{41});
+    // Logged by position: 41 is inside the log, 42 (the second call's) one past its end.
+    auto log = dev(std::vector<int32_t>(43, -1));
     CUDA_CHECK(cudaMemset(counter.get(), 0, 4));
     ArgmaxArgs a;
     a.logits = d_logits.get();
@@ -241,11 +243,17 @@ TEST(CudaOps, ArgmaxMatchesHostFirstMaximum) {
     a.counter = counter.get();
     a.out = out.get();
     a.bump = bump.get();
+    a.log = log.get();
+    a.log_len = 42;
     argmax(a, nullptr);
     argmax(a, nullptr);
     test::sync();
     EXPECT_EQ(out.download()[0], engine::argmax(logits)) << "n " << n;
     EXPECT_EQ(bump.download()[0], 43);
+    const auto logged = log.download();
+    EXPECT_EQ(logged[41], engine::argmax(logits)) << "n " << n;
+    EXPECT_EQ(logged[42], -1) << "written past log_len, n " << n;
+    EXPECT_EQ(logged[40], -1) << "n " << n;
     EXPECT_EQ(counter.download()[0], 0u);
   }
 }

@@ -25,7 +25,9 @@ TEST(PinnedVariants, EveryCandidateNameParsesBackToItsConfig) {
       GemvArgs a;
       a.format = f;
       a.swiglu = swiglu;
-      for (GemvConfig c : gemv_candidates(a)) {
+      a.cols = 3584;
+      // An H200's offer, so the bulk-copy variants are among the names.
+      for (GemvConfig c : gemv_candidates(a, GemvDevice{true, 227 * 1024})) {
         for (bool pdl : {false, true}) {
           c.pdl = pdl;
           const std::string name = gemv_config_name(c);
@@ -40,7 +42,7 @@ TEST(PinnedVariants, EveryCandidateNameParsesBackToItsConfig) {
 
 TEST(PinnedVariants, MalformedVariantNamesAreRefused) {
   for (const char* bad : {"", "r", "r3p", "r2", "r2x", "r2p-u4", "r2p-l2pf-dbuf", "r2p+pdl+pdl",
-                          "r2p-u2-l2pf", "R2p", "r2p "}) {
+                          "r2p-u2-l2pf", "R2p", "r2p ", "r2p-bulk-dbuf", "r2p-u2-bulk"}) {
     try {
       (void)parse_gemv_config(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";

@@ -1,5 +1,6 @@
 // Two-level argmax in one launch: each block reduces a slice, the last block to finish reduces the
-// block results (threadfence + counter), writes the token and bumps the position.
+// block results (threadfence + counter), writes the token (and logs it by position) and bumps the
+// position.
 #include <cfloat>
 
 #include "engine/cuda/argmax.cuh"
@@ -75,8 +76,13 @@ __global__ void argmax_kernel(ArgmaxArgs a) {
   __syncthreads();
   block_reduce(v, idx);
   if (threadIdx.x == 0) {
-    *a.out = idx == 0x7fffffff ? 0 : idx;
-    if (a.bump != nullptr) *a.bump += 1;
+    const int32_t token = idx == 0x7fffffff ? 0 : idx;
+    *a.out = token;
+    if (a.bump != nullptr) {
+      const int position = *a.bump;
+      if (a.log != nullptr && position >= 0 && position < a.log_len) a.log[position] = token;
+      *a.bump = position + 1;
+    }
     *a.counter = 0;
   }
 }

@@ -1,6 +1,8 @@
 // The CUDA engine: a Llama/Qwen2 forward pass over FP32 activations, an fp16 KV cache and
 // CudaLinear weights. Decode is one captured CUDA graph per engine (token and position read from
-// device memory, so the same graph replays every step); prefill runs chunk by chunk through
+// device memory, so the same graph replays every step, and each step's argmax is left there as
+// the next step's token and logged by position in mapped host memory, so steps chain on the
+// device and the host reads tokens without a copy); prefill runs chunk by chunk through
 // cuBLAS. The GEMV variant of each Linear role is picked by timing whole decode steps at load.
 #include "engine/cuda/cuda_engine.h"
 
@@ -29,6 +31,7 @@
 #include "engine/cuda/embedding.cuh"
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/linear.cuh"
+#include "engine/cuda/mapped_host_buffer.cuh"
 #include "engine/cuda/pinned_variants.h"
 #include "engine/cuda/rmsnorm.cuh"
 #include "engine/cuda/rope.cuh"
@@ -109,6 +112,7 @@ class CudaEngine final : public Engine {
   int position() const override { return position_; }
   std::span<const float> forward(std::span<const int32_t> tokens, bool all_logits) override;
   int32_t decode_greedy(int32_t token) override;
+  void decode_greedy_many(int32_t token, std::span<int32_t> out) override;
   void synchronize() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
  private:
@@ -129,6 +133,9 @@ class CudaEngine final : public Engine {
   void destroy_graph();
   void launch_decode();
   void run_decode_step(int32_t token);
+  // Makes `token` the next decode step's input. The device holds the previous step's argmax
+  // there already, so only a token the host chose (a prompt's, a forced one) is copied.
+  void feed_token(int32_t token);
   void prefill_chunk(std::span<const int32_t> tokens, bool all_logits, bool last_chunk,
                      float* logits_host);
   void set_device_position(int pos);
@@ -179,14 +186,19 @@ class CudaEngine final : public Engine {
   // and the split kernel of prefill (head sizes it does not handle, EC_CUDA_ATTENTION=split).
   bool fused_attention_ = false;
   int compute_major_ = 0;
-  bool has_pdl_ = false;  // sm_90 and newer: programmatic dependent launch is available
-  DeviceBuffer<int32_t> tokens_, next_;
+  bool has_pdl_ = false;          // sm_90 and newer: programmatic dependent launch is available
+  GemvDevice gemv_device_;        // what the GEMV variants may use (bulk copies, shared memory)
+  DeviceBuffer<int32_t> tokens_;  // prefill's tokens; [0] is a decode step's input and output
   DeviceBuffer<int> pos_;
   DeviceBuffer<float> arg_value_;
   DeviceBuffer<int> arg_index_;
   DeviceBuffer<unsigned> arg_counter_;
   PrefillScratch scratch_;
-  int32_t* host_io_ = nullptr;  // pinned: [0] token in, [1] argmax out, [2] position
+  MappedHostBuffer<int32_t> host_io_;  // [0] a token the host feeds, [1] a position to set
+  // host_log_[p]: the argmax of the decode step that read position p, stored by the argmax kernel.
+  MappedHostBuffer<int32_t> host_log_;
+  // What tokens_[0] holds, as far as the host knows (-1: not known, e.g. after tuning steps).
+  int32_t device_token_ = -1;
 
   GemvConfig configs_[kRoles];
   cudaGraph_t graph_ = nullptr;
@@ -205,9 +217,7 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   CUBLAS_CHECK(cublasCreate(&cublas_));
   CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
-  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_io_), 4 * sizeof(int32_t),
-                           cudaHostAllocDefault));
-  std::fill(host_io_, host_io_ + 4, 0);
+  host_io_ = MappedHostBuffer<int32_t>(2);
 
   const auto& c = config_;
   format_ = format_of(options.precision);
@@ -294,7 +304,7 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   attn_counters_.resize(sz(chunk * c.num_kv_heads));
   CUDA_CHECK(cudaMemset(attn_counters_.get(), 0, attn_counters_.bytes()));
   tokens_.resize(sz(chunk));
-  next_.resize(1);
+  host_log_ = MappedHostBuffer<int32_t>(sz(capacity_));
   pos_.resize(1);
   arg_value_.resize(kArgmaxBlocks);
   arg_index_.resize(kArgmaxBlocks);
@@ -310,6 +320,7 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   CUDA_CHECK(cudaDeviceSynchronize());
 
   has_pdl_ = prop.major >= 9;  // before autotune(), which starts from it
+  gemv_device_ = current_gemv_device();
   autotune();
   const char* profile = std::getenv("EC_CUDA_PROFILE");
   if (profile != nullptr && std::string(profile) == "1") profile_decode(10);
@@ -341,7 +352,6 @@ CudaEngine::~CudaEngine() {
   destroy_graph();
   if (cublas_ != nullptr) (void)cublasDestroy(cublas_);
   if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
-  if (host_io_ != nullptr) (void)cudaFreeHost(host_io_);
 }
 
 void CudaEngine::check_tokens(std::span<const int32_t> tokens) const {
@@ -362,9 +372,9 @@ void CudaEngine::check_tokens(std::span<const int32_t> tokens) const {
 
 void CudaEngine::set_device_position(int pos) {
   CUDA_CHECK(cudaStreamSynchronize(stream_));
-  host_io_[2] = pos;
-  CUDA_CHECK(
-      cudaMemcpyAsync(pos_.get(), host_io_ + 2, sizeof(int), cudaMemcpyHostToDevice, stream_));
+  host_io_.host()[1] = pos;
+  CUDA_CHECK(cudaMemcpyAsync(pos_.get(), host_io_.host() + 1, sizeof(int), cudaMemcpyHostToDevice,
+                             stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
@@ -448,8 +458,6 @@ void CudaEngine::enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks)
   };
   mark(-1);
   const auto& c = config_;
-  CUDA_CHECK(
-      cudaMemcpyAsync(tokens_.get(), host_io_, sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
   embedding(embed_.get(), dense_ == GemvFormat::bf16, c.vocab_size, c.hidden_size, tokens_.get(), 1,
             x_.get(), stream_);
   mark(kEmbed);
@@ -503,12 +511,12 @@ void CudaEngine::enqueue_decode(std::vector<std::pair<int, cudaEvent_t>>* marks)
   am.part_value = arg_value_.get();
   am.part_index = arg_index_.get();
   am.counter = arg_counter_.get();
-  am.out = next_.get();
+  am.out = tokens_.get();  // the next step's input
   am.bump = pos_.get();
+  am.log = host_log_.device();
+  am.log_len = static_cast<int>(host_log_.size());
   argmax(am, stream_);
   mark(kArgmax);
-  CUDA_CHECK(
-      cudaMemcpyAsync(host_io_ + 1, next_.get(), sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
 }
 
 void CudaEngine::destroy_graph() {
@@ -541,18 +549,47 @@ void CudaEngine::launch_decode() {
   }
 }
 
+void CudaEngine::feed_token(int32_t token) {
+  if (token == device_token_) return;
+  // Every decode path synchronises before it returns, so no copy still reads host_io_[0].
+  host_io_.host()[0] = token;
+  CUDA_CHECK(cudaMemcpyAsync(tokens_.get(), host_io_.host(), sizeof(int32_t),
+                             cudaMemcpyHostToDevice, stream_));
+  device_token_ = token;
+}
+
 void CudaEngine::run_decode_step(int32_t token) {
   const int32_t one[1] = {token};
   check_tokens(one);
-  host_io_[0] = token;
+  feed_token(token);
   launch_decode();
   CUDA_CHECK(cudaStreamSynchronize(stream_));
+  device_token_ = host_log_.host()[position_];
   ++position_;
 }
 
 int32_t CudaEngine::decode_greedy(int32_t token) {
   run_decode_step(token);
-  return host_io_[1];
+  return device_token_;
+}
+
+void CudaEngine::decode_greedy_many(int32_t token, std::span<int32_t> out) {
+  const int n = static_cast<int>(out.size());
+  if (n == 0) return;
+  const int32_t one[1] = {token};
+  check_tokens(one);
+  if (static_cast<int64_t>(position_) + n > capacity_) {
+    fail(
+        "decode: {} steps at position {} exceed the KV cache of max_context {} tokens (reset() "
+        "the engine or raise max_context)",
+        n, position_, capacity_);
+  }
+  feed_token(token);
+  for (int i = 0; i < n; ++i) launch_decode();
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::copy_n(host_log_.host() + position_, n, out.begin());
+  position_ += n;
+  device_token_ = out.back();
 }
 
 std::span<const float> CudaEngine::forward(std::span<const int32_t> tokens, bool all_logits) {
@@ -584,6 +621,7 @@ void CudaEngine::prefill_chunk(std::span<const int32_t> tokens, bool all_logits,
   set_device_position(position_);
   CUDA_CHECK(cudaMemcpyAsync(tokens_.get(), tokens.data(), tokens.size_bytes(),
                              cudaMemcpyHostToDevice, stream_));
+  device_token_ = tokens[0];
   embedding(embed_.get(), dense_ == GemvFormat::bf16, c.vocab_size, hidden, tokens_.get(), m,
             x_.get(), stream_);
   const int splits = attention_splits(m, c.num_kv_heads, position_ + m);
@@ -631,6 +669,7 @@ double CudaEngine::time_decode_steps(int steps) {
     enqueue_decode();
     build_graph();
   }
+  device_token_ = -1;  // the timed steps leave their own argmax in tokens_[0]
   cudaEvent_t start = nullptr, stop = nullptr;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
@@ -663,6 +702,7 @@ void CudaEngine::profile_decode(int steps) {
   std::vector<double> total(kStages, 0.0);
   std::vector<bool> ran(kStages, false);  // the fused attention leaves rope+store out
   double step_total = 0.0;
+  device_token_ = -1;  // the profiled steps leave their own argmax in tokens_[0]
   for (int s = 0; s < steps + 1; ++s) {
     set_device_position(0);
     std::vector<std::pair<int, cudaEvent_t>> marks;
@@ -745,7 +785,7 @@ void CudaEngine::autotune() {
     double near_ratio = 1.0;
     // Listed for the launch the step makes, fused norm included (a variant that needs x as it is
     // must not be offered to qkv, gate_up or the lm_head: docs/results/cuda-h200-visit14, call 7).
-    for (const GemvConfig& cand : gemv_candidates(role_args(role, 0))) {
+    for (const GemvConfig& cand : gemv_candidates(role_args(role, 0), gemv_device_)) {
       const GemvConfig keep = configs_[role];
       if (same_kernel(cand, keep)) continue;
       GemvConfig next = cand;
@@ -870,7 +910,7 @@ void CudaEngine::apply_pinned(const PinnedVariants& pinned) {
              kDecodeRoleNames[sz(role)]);
     std::string offered;
     bool found = false;
-    for (const GemvConfig& cand : gemv_candidates(role_args(role, 0))) {
+    for (const GemvConfig& cand : gemv_candidates(role_args(role, 0), gemv_device_)) {
       found = found || same_kernel(cand, c);
       offered += (offered.empty() ? "" : " ") + gemv_config_name(cand);
     }

@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "core/error.h"
+#include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/gemv_half.cuh"
 #include "engine/cuda/gemv_int8_llm.cuh"
 #include "engine/cuda/gemv_int8_wo.cuh"
@@ -88,6 +90,7 @@ std::string gemv_config_name(const GemvConfig& config) {
   name += config.persistent ? 'p' : 'g';
   if (config.pipeline == GemvPipeline::l2_prefetch) name += "-l2pf";
   if (config.pipeline == GemvPipeline::registers) name += "-dbuf";
+  if (config.pipeline == GemvPipeline::bulk) name += "-bulk";
   if (config.unroll != 4) name += "-u" + std::to_string(config.unroll);
   if (config.pdl) name += "+pdl";
   return name;
@@ -102,7 +105,8 @@ GemvConfig parse_gemv_config(std::string_view name) {
   };
   const auto bad = [name](std::string_view what) {
     fail(
-        "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf or -dbuf, -u2, "
+        "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf, -dbuf or -bulk, "
+        "-u2, "
         "-u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
         name, what);
   };
@@ -129,6 +133,8 @@ GemvConfig parse_gemv_config(std::string_view name) {
     c.pipeline = GemvPipeline::l2_prefetch;
   } else if (take("-dbuf")) {
     c.pipeline = GemvPipeline::registers;
+  } else if (take("-bulk")) {
+    c.pipeline = GemvPipeline::bulk;
   }
   // Longest first: "-u16" also starts with "-u1".
   if (take("-u16")) {
@@ -143,7 +149,15 @@ GemvConfig parse_gemv_config(std::string_view name) {
   return c;
 }
 
-std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {
+GemvDevice current_gemv_device() {
+  int device = 0, major = 0, shared = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return GemvDevice{major >= 9, static_cast<size_t>(shared)};
+}
+
+std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& device) {
   std::vector<GemvConfig> out;
   for (int r : {1, 2, 4}) {
     if (args.swiglu && r == 1) continue;
@@ -174,6 +188,23 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args) {
         GemvConfig c{r, true};
         c.pipeline = pipeline;
         c.unroll = 2;
+        out.push_back(c);
+      }
+    }
+  }
+  // Bulk-copy rings for the 8- and 16-bit formats (NF4's per-chunk scales would still be loaded
+  // by the lanes): one or two rows of four chunks a step, or two rows of two. Alone each GEMV of
+  // the 7B shapes is slower than the register kernels, but in the decode chain the rings'
+  // requests before the PDL wait pay: qwen2-7b FP16 +1.6 % with o, down and the lm_head on them
+  // (docs/results/cuda-h200-visit17).
+  if (device.bulk_copy && (args.format == GemvFormat::f16 || args.format == GemvFormat::bf16 ||
+                           args.format == GemvFormat::int8_wo)) {
+    for (auto [r, unroll] : {std::pair{1, 4}, std::pair{2, 4}, std::pair{2, 2}}) {
+      if (args.swiglu && r == 1) continue;
+      GemvConfig c{r, true};
+      c.pipeline = GemvPipeline::bulk;
+      c.unroll = unroll;
+      if (gemv_variant_shared_bytes(args.format, args.cols, c) <= device.shared_limit) {
         out.push_back(c);
       }
     }
@@ -222,6 +253,16 @@ size_t gemv_shared_bytes(GemvFormat format, int cols) {
       return gemv_nf4_shared_bytes(format, cols);
   }
   fail("gemv: unknown format {}", static_cast<int>(format));
+}
+
+size_t gemv_variant_shared_bytes(GemvFormat format, int cols, const GemvConfig& config) {
+  const size_t base = gemv_shared_bytes(format, cols);
+  if (config.pipeline != GemvPipeline::bulk) return base;
+  // gemv_bulk_kernel.cuh: after the tables and staged x (128-byte aligned), each warp's ring of
+  // kGemvBulkStages steps of rows_per_warp × unroll 16-byte chunks for 32 lanes, then one 8-byte
+  // mbarrier per stage and warp.
+  const size_t stage = static_cast<size_t>(config.rows_per_warp) * 512 * config.unroll;
+  return (base + 127) / 128 * 128 + size_t{kGemvBlockWarps} * kGemvBulkStages * (stage + 8);
 }
 
 int gemv_max_features(GemvFormat format, size_t limit) {

@@ -50,8 +50,22 @@ struct GemvArgs {
 
 // How a warp overlaps the weight loads of its next step with the arithmetic of the current one:
 // not at all (load, then compute), by an L2 prefetch of the next step's weights (no registers),
-// or by loading the next step into a second register buffer (twice the registers).
-enum class GemvPipeline : int { none, l2_prefetch, registers };
+// by loading the next step into a second register buffer (twice the registers), or (sm_90) by
+// bulk copies into a ring of kGemvBulkStages steps in shared memory, lane 0 issuing them: no
+// registers in flight, and the first stages requested before waiting for the predecessor (PDL).
+enum class GemvPipeline : int { none, l2_prefetch, registers, bulk };
+
+inline constexpr int kGemvBlockWarps = 8;  // warps per block of every decode GEMV kernel
+inline constexpr int kGemvBulkStages = 4;  // ring stages per warp of the bulk-copy variant
+
+// What the GPU offers the GEMV variants.
+struct GemvDevice {
+  bool bulk_copy = false;   // cp.async.bulk with mbarrier byte counts (sm_90 and newer)
+  size_t shared_limit = 0;  // opt-in shared memory per block, bytes
+};
+
+// The current device's (cudaGetDevice); throws ec::Error naming the CUDA error.
+GemvDevice current_gemv_device();
 
 // How the rows are spread over the grid; results are bit-identical for every choice.
 struct GemvConfig {
@@ -67,15 +81,17 @@ struct GemvConfig {
   int unroll = 4;
 };
 
-std::string gemv_config_name(const GemvConfig& config);  // e.g. "r2p", "r1g-l2pf+pdl"
+std::string gemv_config_name(const GemvConfig& config);  // e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk"
 
-// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf or -dbuf, then -u{2,8,16}, then
-// +pdl, each suffix optional. Throws ec::Error naming the text and what was expected. (Whether a
-// format has that variant is gemv_candidates()' business.)
+// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf or -bulk, then
+// -u{2,8,16}, then +pdl, each suffix optional. Throws ec::Error naming the text and what was
+// expected. (Whether a format has that variant is gemv_candidates()' business.)
 GemvConfig parse_gemv_config(std::string_view name);
 
-// Every config worth timing for these arguments (the autotuner picks among them).
-std::vector<GemvConfig> gemv_candidates(const GemvArgs& args);
+// Every config worth timing for these arguments on `device` (the autotuner picks among them). The
+// bulk-copy variants are offered only where the device has the bulk copy and their rings fit its
+// shared memory at args.cols (a default GemvDevice has neither).
+std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& device = {});
 
 // Checks the shapes (cols a multiple of the format's vector width, segments consistent) and
 // launches on `stream`. Throws ec::Error naming the problem.
@@ -87,6 +103,9 @@ int gemv_outputs(const GemvArgs& args);
 // Shared memory one block of the format's decode GEMV needs for `cols` input features: its
 // tables and the staged x, which grows with cols.
 size_t gemv_shared_bytes(GemvFormat format, int cols);
+
+// The same for one variant: the bulk-copy variants add their rings and barriers.
+size_t gemv_variant_shared_bytes(GemvFormat format, int cols, const GemvConfig& config);
 
 // The most input features the format's decode GEMV stages within `limit` bytes of shared memory
 // per block (0 if none).

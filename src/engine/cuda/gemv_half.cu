@@ -3,8 +3,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "engine/cuda/gemv_dispatch.cuh"
 #include "engine/cuda/gemv_half.cuh"
-#include "engine/cuda/gemv_kernel.cuh"
 
 namespace ec::engine::cuda {
 namespace {

@@ -276,22 +276,9 @@ template <int R>
 void launch(const GemvArgs& a, const GemvConfig& config, int n_tokens, cudaStream_t stream) {
   const size_t smem = gemv_int8_llm_shared_bytes(a.cols);
   auto kernel = gemv_int8_llm_kernel<R>;
-  static size_t configured = 48 * 1024;
-  if (smem > configured) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(smem)));
-    configured = smem;
-  }
-  const int total = detail::outputs(a);
-  const int per_group = kGemvWarps * (a.swiglu ? R / 2 : R);
-  int grid = (total + per_group - 1) / per_group;
-  if (config.persistent) {
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGemvThreads, smem));
-    grid = std::min(grid, std::max(1, sms * per_sm));
-  }
+  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
+  detail::allow_shared(kernel, smem, configured);
+  const int grid = detail::gemv_grid(kernel, a, R, config.persistent, smem);
   if (grid <= 0 || n_tokens <= 0) return;
   detail::launch_maybe_pdl(kernel,
                            dim3(static_cast<unsigned>(grid), static_cast<unsigned>(n_tokens)), smem,

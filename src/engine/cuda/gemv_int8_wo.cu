@@ -3,8 +3,8 @@
 // and summed in FP32; the row scale SCB/127 is applied once.
 #include <cuda_fp16.h>
 
+#include "engine/cuda/gemv_dispatch.cuh"
 #include "engine/cuda/gemv_int8_wo.cuh"
-#include "engine/cuda/gemv_kernel.cuh"
 #include "quant/int8_rowwise.h"
 
 namespace ec::engine::cuda {

@@ -21,7 +21,7 @@
 
 namespace ec::engine::cuda::detail {
 
-inline constexpr int kGemvWarps = 8;
+inline constexpr int kGemvWarps = kGemvBlockWarps;
 inline constexpr int kGemvThreads = kGemvWarps * 32;
 inline constexpr int kGemvUnroll = 4;  // chunks per row a lane loads per step, unless configured
 
@@ -542,6 +542,33 @@ void launch_maybe_pdl(Kernel kernel, dim3 grid, size_t smem, bool pdl, cudaStrea
   CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, args));
 }
 
+// Raises `kernel`'s dynamic shared-memory limit to `smem` where that is past what `configured`
+// (the launching instantiation's own record, 48 KB at first) already allows.
+template <class Kernel>
+void allow_shared(Kernel kernel, size_t smem, size_t& configured) {
+  if (smem <= configured) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem)));
+  configured = smem;
+}
+
+// The blocks to launch `kernel` with for these arguments: one per row group (kGemvWarps warps of
+// R rows, or R / 2 outputs with swiglu), or in a resident grid at most as many as fit at once.
+template <class Kernel>
+int gemv_grid(Kernel kernel, const GemvArgs& a, int R, bool persistent, size_t smem) {
+  const int total = outputs(a);
+  const int per_group = kGemvWarps * (a.swiglu ? R / 2 : R);
+  int grid = (total + per_group - 1) / per_group;
+  if (persistent) {
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGemvThreads, smem));
+    grid = std::min(grid, std::max(1, sms * per_sm));
+  }
+  return grid;
+}
+
 // Launches gemv_kernel<F, R, P, U> with the shared memory it needs, one block per row group or a
 // resident grid looping over them.
 template <class F, int R, GemvPipeline P, int U>
@@ -549,84 +576,10 @@ void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t strea
   const size_t smem = gemv_shared_bytes<F>(a.cols);
   auto kernel = gemv_kernel<F, R, P, U>;
   static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  if (smem > configured) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(smem)));
-    configured = smem;
-  }
-  const int total = outputs(a);
-  const int per_group = kGemvWarps * (a.swiglu ? R / 2 : R);
-  int grid = (total + per_group - 1) / per_group;
-  if (config.persistent) {
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kGemvThreads, smem));
-    grid = std::min(grid, std::max(1, sms * per_sm));
-  }
+  allow_shared(kernel, smem, configured);
+  const int grid = gemv_grid(kernel, a, R, config.persistent, smem);
   if (grid <= 0) return;
   launch_maybe_pdl(kernel, dim3(static_cast<unsigned>(grid)), smem, config.pdl, stream, a);
-}
-
-// Short steps (two chunks per row per step, half the registers of a step) are built only for the
-// formats that offer them (F::kShortSteps), with one or two rows per warp. (Four rows with short
-// steps never won on the H200: docs/results/cuda-h200-visit9.)
-// Deep steps (8 or 16 chunks per row per step, unpipelined, all in flight at once) are built for
-// the 8- and 16-bit formats, whose dot is cheap: one row per warp at 16 chunks, one or two at 8
-// (at most 64 registers of weights).
-template <class F, GemvPipeline P>
-void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if constexpr (P == GemvPipeline::none && F::kBitsPerWeight >= 8) {
-    if (config.unroll == 8) {
-      if (config.rows_per_warp == 1 && !a.swiglu) return launch_gemv<F, 1, P, 8>(a, config, stream);
-      if (config.rows_per_warp == 2) return launch_gemv<F, 2, P, 8>(a, config, stream);
-      cuda_invalid("gemv: eight-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
-    }
-    if (config.unroll == 16) {
-      if (config.rows_per_warp == 1 && !a.swiglu)
-        return launch_gemv<F, 1, P, 16>(a, config, stream);
-      cuda_invalid("gemv: sixteen-chunk steps take 1 row per warp, without swiglu");
-    }
-  }
-  if constexpr (F::kShortSteps) {
-    if (config.unroll == 2) {
-      if (config.rows_per_warp == 1 && !a.swiglu) return launch_gemv<F, 1, P, 2>(a, config, stream);
-      if (config.rows_per_warp == 2) return launch_gemv<F, 2, P, 2>(a, config, stream);
-      cuda_invalid("gemv: two-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
-    }
-  }
-  if (config.unroll != kGemvUnroll) {
-    cuda_invalid("gemv: no variant of this format and pipeline has steps of that many chunks");
-  }
-  switch (config.rows_per_warp) {
-    case 1:
-      if (!a.swiglu) return launch_gemv<F, 1, P, kGemvUnroll>(a, config, stream);
-      break;
-    case 2:
-      return launch_gemv<F, 2, P, kGemvUnroll>(a, config, stream);
-    case 4:
-      if constexpr (P != GemvPipeline::registers) {
-        return launch_gemv<F, 4, P, kGemvUnroll>(a, config, stream);
-      }
-      break;
-    default:
-      break;
-  }
-  cuda_invalid(a.swiglu ? "gemv: rows_per_warp must be 2 or 4 with swiglu (2 double-buffered)"
-                        : "gemv: rows_per_warp must be 1, 2 or 4 (1 or 2 double-buffered)");
-}
-
-template <class F>
-void dispatch_rows(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  switch (config.pipeline) {
-    case GemvPipeline::none:
-      return dispatch_rows_pipelined<F, GemvPipeline::none>(a, config, stream);
-    case GemvPipeline::l2_prefetch:
-      return dispatch_rows_pipelined<F, GemvPipeline::l2_prefetch>(a, config, stream);
-    case GemvPipeline::registers:
-      return dispatch_rows_pipelined<F, GemvPipeline::registers>(a, config, stream);
-  }
-  cuda_invalid("gemv: unknown pipeline");
 }
 
 }  // namespace ec::engine::cuda::detail

@@ -1,5 +1,6 @@
 // NF4 / NF4-DQ batch-1 GEMV launcher: the shared kernel with the NF4 policies of
 // gemv_nf4_policy.cuh.
+#include "engine/cuda/gemv_dispatch.cuh"
 #include "engine/cuda/gemv_nf4.cuh"
 #include "engine/cuda/gemv_nf4_policy.cuh"
 

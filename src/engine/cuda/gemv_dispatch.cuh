@@ -1,0 +1,98 @@
+// Which instantiation of the batch-1 GEMV kernels runs a GemvConfig (host code over device
+// templates; included by gemv_<format>.cu): the register kernel of gemv_kernel.cuh with its rows,
+// pipeline and step depth, or the bulk-copy kernel of gemv_bulk_kernel.cuh.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "engine/cuda/cuda_check.cuh"
+#include "engine/cuda/gemv.cuh"
+#include "engine/cuda/gemv_bulk_kernel.cuh"
+#include "engine/cuda/gemv_kernel.cuh"
+
+namespace ec::engine::cuda::detail {
+
+// Short steps (two chunks per row per step, half the registers of a step) are built only for the
+// formats that offer them (F::kShortSteps), with one or two rows per warp. (Four rows with short
+// steps never won on the H200: docs/results/cuda-h200-visit9.)
+// Deep steps (8 or 16 chunks per row per step, unpipelined, all in flight at once) are built for
+// the 8- and 16-bit formats, whose dot is cheap: one row per warp at 16 chunks, one or two at 8
+// (at most 64 registers of weights).
+template <class F, GemvPipeline P>
+void dispatch_rows_pipelined(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  if constexpr (P == GemvPipeline::none && F::kBitsPerWeight >= 8) {
+    if (config.unroll == 8) {
+      if (config.rows_per_warp == 1 && !a.swiglu) return launch_gemv<F, 1, P, 8>(a, config, stream);
+      if (config.rows_per_warp == 2) return launch_gemv<F, 2, P, 8>(a, config, stream);
+      cuda_invalid("gemv: eight-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
+    }
+    if (config.unroll == 16) {
+      if (config.rows_per_warp == 1 && !a.swiglu)
+        return launch_gemv<F, 1, P, 16>(a, config, stream);
+      cuda_invalid("gemv: sixteen-chunk steps take 1 row per warp, without swiglu");
+    }
+  }
+  if constexpr (F::kShortSteps) {
+    if (config.unroll == 2) {
+      if (config.rows_per_warp == 1 && !a.swiglu) return launch_gemv<F, 1, P, 2>(a, config, stream);
+      if (config.rows_per_warp == 2) return launch_gemv<F, 2, P, 2>(a, config, stream);
+      cuda_invalid("gemv: two-chunk steps take 1 or 2 rows per warp (2 with swiglu)");
+    }
+  }
+  if (config.unroll != kGemvUnroll) {
+    cuda_invalid("gemv: no variant of this format and pipeline has steps of that many chunks");
+  }
+  switch (config.rows_per_warp) {
+    case 1:
+      if (!a.swiglu) return launch_gemv<F, 1, P, kGemvUnroll>(a, config, stream);
+      break;
+    case 2:
+      return launch_gemv<F, 2, P, kGemvUnroll>(a, config, stream);
+    case 4:
+      if constexpr (P != GemvPipeline::registers) {
+        return launch_gemv<F, 4, P, kGemvUnroll>(a, config, stream);
+      }
+      break;
+    default:
+      break;
+  }
+  cuda_invalid(a.swiglu ? "gemv: rows_per_warp must be 2 or 4 with swiglu (2 double-buffered)"
+                        : "gemv: rows_per_warp must be 1, 2 or 4 (1 or 2 double-buffered)");
+}
+
+// Bulk-copy variants for the formats with no per-chunk scales (f16, bf16, int8-wo; an NF4 lane
+// would still load its block's absmax itself): kGemvBulkStages stages of four chunks per row with
+// one or two rows per warp, or of two chunks with two rows.
+template <class F>
+void dispatch_rows_bulk(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  constexpr int S = kGemvBulkStages;
+  if constexpr (F::kBitsPerWeight >= 8) {
+    if (config.unroll == 4 && config.rows_per_warp == 1 && !a.swiglu) {
+      return launch_gemv_bulk<F, 1, 4, S>(a, config, stream);
+    }
+    if (config.unroll == 4 && config.rows_per_warp == 2) {
+      return launch_gemv_bulk<F, 2, 4, S>(a, config, stream);
+    }
+    if (config.unroll == 2 && config.rows_per_warp == 2) {
+      return launch_gemv_bulk<F, 2, 2, S>(a, config, stream);
+    }
+  }
+  cuda_invalid("gemv: no bulk-copy variant of this format with those rows and steps");
+}
+
+template <class F>
+void dispatch_rows(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  switch (config.pipeline) {
+    case GemvPipeline::bulk:
+      return dispatch_rows_bulk<F>(a, config, stream);
+    case GemvPipeline::none:
+      return dispatch_rows_pipelined<F, GemvPipeline::none>(a, config, stream);
+    case GemvPipeline::l2_prefetch:
+      return dispatch_rows_pipelined<F, GemvPipeline::l2_prefetch>(a, config, stream);
+    case GemvPipeline::registers:
+      return dispatch_rows_pipelined<F, GemvPipeline::registers>(a, config, stream);
+  }
+  cuda_invalid("gemv: unknown pipeline");
+}
+
+}  // namespace ec::engine::cuda::detail
