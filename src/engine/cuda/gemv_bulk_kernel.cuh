@@ -130,7 +130,8 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_bulk_kernel(const GemvArgs 
   // Item i of this warp: step i % steps_per_group of row group blockIdx.x + (i / steps) · grid.
   const auto issue = [&](int i) {
     if (i >= items) return;
-    const int g = static_cast<int>(blockIdx.x) + (i / steps_per_group) * static_cast<int>(gridDim.x);
+    const int g =
+        static_cast<int>(blockIdx.x) + (i / steps_per_group) * static_cast<int>(gridDim.x);
     const int s = i % steps_per_group;
     const WarpRows<F, R> rows(a, g, warp, total);
     const int offset = s * 512 * U;
