@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -122,6 +123,8 @@ class CudaEngine final : public Engine {
   };
 
   void check_tokens(std::span<const int32_t> tokens) const;
+  // ec::Error, naming `caller` and "n `what`", when n more positions do not fit the KV cache.
+  void check_room(int n, std::string_view caller, std::string_view what) const;
   // The decode-step GEMV of `role` in layer `layer` (the lm_head for kHead), with the RMSNorm the
   // step fuses into it: everything but x, y and the residual. The step and the autotuner's
   // candidate lists both start from it.
@@ -357,16 +360,20 @@ CudaEngine::~CudaEngine() {
 void CudaEngine::check_tokens(std::span<const int32_t> tokens) const {
   const int n = static_cast<int>(tokens.size());
   EC_CHECK(n > 0, "forward: no tokens");
-  if (static_cast<int64_t>(position_) + n > capacity_) {
-    fail(
-        "forward: {} new tokens at position {} exceed the KV cache of max_context {} tokens "
-        "(reset() the engine or raise max_context)",
-        n, position_, capacity_);
-  }
+  check_room(n, "forward", "new tokens");
   for (int i = 0; i < n; ++i) {
     EC_CHECK(tokens[sz(i)] >= 0 && tokens[sz(i)] < config_.vocab_size,
              "forward: token id {} at index {} is outside the vocabulary [0, {})", tokens[sz(i)], i,
              config_.vocab_size);
+  }
+}
+
+void CudaEngine::check_room(int n, std::string_view caller, std::string_view what) const {
+  if (static_cast<int64_t>(position_) + n > capacity_) {
+    fail(
+        "{}: {} {} at position {} exceed the KV cache of max_context {} tokens (reset() the engine "
+        "or raise max_context)",
+        caller, n, what, position_, capacity_);
   }
 }
 
@@ -578,12 +585,7 @@ void CudaEngine::decode_greedy_many(int32_t token, std::span<int32_t> out) {
   if (n == 0) return;
   const int32_t one[1] = {token};
   check_tokens(one);
-  if (static_cast<int64_t>(position_) + n > capacity_) {
-    fail(
-        "decode: {} steps at position {} exceed the KV cache of max_context {} tokens (reset() "
-        "the engine or raise max_context)",
-        n, position_, capacity_);
-  }
+  check_room(n, "decode", "steps");
   feed_token(token);
   for (int i = 0; i < n; ++i) launch_decode();
   CUDA_CHECK(cudaStreamSynchronize(stream_));

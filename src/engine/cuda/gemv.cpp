@@ -106,8 +106,7 @@ GemvConfig parse_gemv_config(std::string_view name) {
   const auto bad = [name](std::string_view what) {
     fail(
         "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf, -dbuf or -bulk, "
-        "-u2, "
-        "-u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
+        "-u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
         name, what);
   };
   GemvConfig c;
@@ -194,9 +193,9 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   }
   // Bulk-copy rings for the 8- and 16-bit formats (NF4's per-chunk scales would still be loaded
   // by the lanes): one or two rows of four chunks a step, or two rows of two. Alone each GEMV of
-  // the 7B shapes is slower than the register kernels, but in the decode chain the rings'
-  // requests before the PDL wait pay: qwen2-7b FP16 +1.6 % with o, down and the lm_head on them
-  // (docs/results/cuda-h200-visit17).
+  // the 7B shapes is slower than the register kernels, but in the decode chain FP16 gains:
+  // qwen2.5-3b +8.0 % with o and down on them, qwen2-7b +1.25 % with o, down and the lm_head;
+  // int8-wo loses 6 % at 3B, and the tuner leaves it (docs/results/cuda-h200-visit17).
   if (device.bulk_copy && (args.format == GemvFormat::f16 || args.format == GemvFormat::bf16 ||
                            args.format == GemvFormat::int8_wo)) {
     for (auto [r, unroll] : {std::pair{1, 4}, std::pair{2, 4}, std::pair{2, 2}}) {

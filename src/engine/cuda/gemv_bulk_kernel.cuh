@@ -210,12 +210,8 @@ void launch_gemv_bulk(const GemvArgs& a, const GemvConfig& config, cudaStream_t 
                      ? "gemv: the bulk-copy variant's rings do not fit this GPU's shared memory"
                      : "gemv: the bulk-copy variant needs sm_90 or newer");
   }
-  auto kernel = gemv_bulk_kernel<F, R, U, S>;
   static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  allow_shared(kernel, smem, configured);
-  const int grid = gemv_grid(kernel, a, R, config.persistent, smem);
-  if (grid <= 0) return;
-  launch_maybe_pdl(kernel, dim3(static_cast<unsigned>(grid)), smem, config.pdl, stream, a);
+  launch_rows(gemv_bulk_kernel<F, R, U, S>, a, config, R, smem, configured, stream);
 }
 
 }  // namespace ec::engine::cuda::detail

@@ -569,17 +569,24 @@ int gemv_grid(Kernel kernel, const GemvArgs& a, int R, bool persistent, size_t s
   return grid;
 }
 
-// Launches gemv_kernel<F, R, P, U> with the shared memory it needs, one block per row group or a
-// resident grid looping over them.
-template <class F, int R, GemvPipeline P, int U>
-void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  const size_t smem = gemv_shared_bytes<F>(a.cols);
-  auto kernel = gemv_kernel<F, R, P, U>;
-  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
+// Launches a row kernel (R rows per warp) with `smem` bytes of shared memory: one block per row
+// group or a resident grid looping over them, with PDL as the config says. `configured` is the
+// calling instantiation's record of its dynamic shared-memory limit (allow_shared).
+template <class Kernel>
+void launch_rows(Kernel kernel, const GemvArgs& a, const GemvConfig& config, int R, size_t smem,
+                 size_t& configured, cudaStream_t stream) {
   allow_shared(kernel, smem, configured);
   const int grid = gemv_grid(kernel, a, R, config.persistent, smem);
   if (grid <= 0) return;
   launch_maybe_pdl(kernel, dim3(static_cast<unsigned>(grid)), smem, config.pdl, stream, a);
+}
+
+// Launches gemv_kernel<F, R, P, U> with the shared memory it needs.
+template <class F, int R, GemvPipeline P, int U>
+void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
+  launch_rows(gemv_kernel<F, R, P, U>, a, config, R, gemv_shared_bytes<F>(a.cols), configured,
+              stream);
 }
 
 }  // namespace ec::engine::cuda::detail
