@@ -179,6 +179,7 @@ int run(int argc, char** argv) {
                               {"load_s", load_s},
                               {"synthetic_gen_s", gen_s},
                               {"kernel_variant", info.kernel_variant},
+                              {"kernel_variant_choice", info.kernel_variant_choice},
                               {"cuda_graph", info.cuda_graph}};
         json << row.dump() << "\n";
         json.flush();

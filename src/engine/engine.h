@@ -47,7 +47,10 @@ struct EngineInfo {
   std::string precision;       // "FP16", "INT8", ...
   std::string weight_format;   // "fp16", "int8-llm", ...
   std::string kernel_variant;  // e.g. "cpu-fp32-accumulate", "cuda-gemv-fp16-v3"
-  std::string compute_dtype;   // "fp32" accumulate on the CPU
+  // How kernel_variant was chosen: "tuned" (timed on this GPU at load), "pinned" (given by
+  // EC_CUDA_VARIANTS), "untuned" (EC_CUDA_TUNE=0: the defaults), "fixed" (one kernel per format).
+  std::string kernel_variant_choice;
+  std::string compute_dtype;  // "fp32" accumulate on the CPU
   bool cuda_graph = false;
   // Bytes of weights read per decoded token (GEMV operands + embeddings row).
   int64_t weight_bytes = 0;

@@ -39,16 +39,19 @@ json to_json(const Results& r) {
 }
 
 json to_json(const EngineRecord& e) {
-  return {{"backend", e.backend},
-          {"precision", e.precision},
-          {"weight_format", e.weight_format},
-          {"kernel_variant", e.kernel_variant},
-          {"compute_dtype", e.compute_dtype},
-          {"cuda_graph", e.cuda_graph},
-          {"weight_bytes", e.weight_bytes},
-          {"max_context", e.max_context},
-          {"threads", e.threads},
-          {"device_name", e.device_name}};
+  json j = {{"backend", e.backend},
+            {"precision", e.precision},
+            {"weight_format", e.weight_format},
+            {"kernel_variant", e.kernel_variant},
+            {"compute_dtype", e.compute_dtype},
+            {"cuda_graph", e.cuda_graph},
+            {"weight_bytes", e.weight_bytes},
+            {"max_context", e.max_context},
+            {"threads", e.threads},
+            {"device_name", e.device_name}};
+  // Reports written before it was recorded do not have it; they read back without it.
+  if (!e.kernel_variant_choice.empty()) j["kernel_variant_choice"] = e.kernel_variant_choice;
+  return j;
 }
 
 json to_json(const std::vector<Iteration>& iterations) {
@@ -225,6 +228,7 @@ EngineRecord engine_from(const json& j, const std::string& base) {
   e.precision = req<std::string>(j, base, "precision");
   e.weight_format = req<std::string>(j, base, "weight_format");
   e.kernel_variant = req<std::string>(j, base, "kernel_variant");
+  e.kernel_variant_choice = opt_string(j, base, "kernel_variant_choice");
   e.compute_dtype = req<std::string>(j, base, "compute_dtype");
   e.cuda_graph = req<bool>(j, base, "cuda_graph");
   e.weight_bytes = req<int64_t>(j, base, "weight_bytes");

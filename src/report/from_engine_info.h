@@ -13,6 +13,7 @@ inline EngineRecord from_engine_info(const engine::EngineInfo& info) {
   record.precision = info.precision;
   record.weight_format = info.weight_format;
   record.kernel_variant = info.kernel_variant;
+  record.kernel_variant_choice = info.kernel_variant_choice;
   record.compute_dtype = info.compute_dtype;
   record.cuda_graph = info.cuda_graph;
   record.weight_bytes = info.weight_bytes;

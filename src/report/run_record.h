@@ -82,6 +82,7 @@ struct EngineRecord {
   std::string precision;      // "FP16", "INT8", ...
   std::string weight_format;  // "fp16", "int8-llm", "nf4-dq", ...
   std::string kernel_variant;
+  std::string kernel_variant_choice;  // "tuned" | "pinned" | "untuned" | "fixed"; "" = not recorded
   std::string compute_dtype;
   bool cuda_graph = false;
   int64_t weight_bytes = 0;  // bytes of weights read per decoded token

@@ -210,6 +210,7 @@ TEST(CpuEngine, InfoDescribesTheEngineHonestly) {
   EXPECT_EQ(info.precision, "FP16");
   EXPECT_EQ(info.weight_format, "fp16");
   EXPECT_EQ(info.kernel_variant, "cpu-f32acc-f16w");
+  EXPECT_EQ(info.kernel_variant_choice, "fixed");
   EXPECT_EQ(info.compute_dtype, "fp32");
   EXPECT_FALSE(info.cuda_graph);
   EXPECT_FALSE(info.device_name.empty());

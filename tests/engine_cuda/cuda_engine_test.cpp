@@ -60,6 +60,9 @@ TEST_P(CudaEngineFp16, GreedyDecodeMatchesCpuTokenForToken) {
   EXPECT_TRUE(gpu->info().cuda_graph);
   EXPECT_GT(gpu->info().weight_bytes, 0);
   EXPECT_FALSE(gpu->info().device_name.empty());
+  if (std::getenv("EC_CUDA_TUNE") == nullptr && std::getenv("EC_CUDA_VARIANTS") == nullptr) {
+    EXPECT_EQ(gpu->info().kernel_variant_choice, "tuned");
+  }
   const auto p = prompt(9, w->config.vocab_size);
   const auto want = generate_greedy(*cpu, p, 40);
   const auto got = generate_greedy(*gpu, p, 40);
@@ -131,6 +134,8 @@ TEST(CudaEngine, PinnedVariantsRunAsGivenAndDecodeTheSame) {
   setenv("EC_CUDA_VARIANTS", pinned.c_str(), 1);
   auto replayed = make(w, Backend::cuda, Precision::fp16);
   EXPECT_EQ(replayed->info().kernel_variant, pinned);
+  EXPECT_EQ(replayed->info().kernel_variant_choice, "pinned");
+  EXPECT_EQ(untuned->info().kernel_variant_choice, "untuned");
   const auto p = prompt(5, w->config.vocab_size);
   EXPECT_EQ(generate_greedy(*replayed, p, 20), generate_greedy(*untuned, p, 20));
   const int32_t one[1] = {42};

@@ -146,6 +146,21 @@ TEST(EnergyJson, ParseNamesTheMissingOrMistypedField) {
   }
 }
 
+// How the kernel variants were chosen: written for every new report, absent from older ones (which
+// still read and validate), and only one of the four names.
+TEST(EnergyJson, KernelVariantChoiceIsOptionalAndNamed) {
+  nlohmann::json j = to_json(test::measured_record());
+  EXPECT_EQ(j["engine"]["kernel_variant_choice"], "tuned");
+  EXPECT_EQ(j["baseline"]["engine"]["kernel_variant_choice"], "tuned");
+  j["engine"].erase("kernel_variant_choice");
+  EXPECT_TRUE(validate_report(j, "old.json").ok());
+  EXPECT_EQ(run_record_from_json(j).run.engine.kernel_variant_choice, "");
+  j["engine"]["kernel_variant_choice"] = "guessed";
+  const auto bad = validate_report(j, "bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(joined_lines(bad.failures), HasSubstr("bad.json: /engine/kernel_variant_choice"));
+}
+
 TEST(EnergyJson, BasisNamesRoundTrip) {
   for (Basis b : {Basis::measured, Basis::interpolated, Basis::extrapolated, Basis::unavailable}) {
     EXPECT_EQ(parse_basis(basis_name(b)), b);

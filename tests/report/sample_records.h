@@ -51,6 +51,7 @@ inline EngineRecord engine_record(const std::string& backend, const std::string&
   e.precision = precision;
   e.weight_format = format;
   e.kernel_variant = backend == "cuda" ? "cuda-gemv-" + format + "-v2" : "cpu-fp32-accumulate";
+  e.kernel_variant_choice = backend == "cuda" ? "tuned" : "fixed";
   e.compute_dtype = backend == "cuda" ? "fp16" : "fp32";
   e.cuda_graph = backend == "cuda";
   e.weight_bytes = weight_bytes;

@@ -97,6 +97,7 @@ CpuEngine::CpuEngine(std::shared_ptr<const model::ModelWeights> weights,
   info_.precision = std::string(precision_name(options.precision));
   info_.weight_format = std::string(weight_format(options.precision));
   info_.kernel_variant = "cpu-f32acc-" + std::string(layers_.front().wq->kernel_name());
+  info_.kernel_variant_choice = "fixed";
   info_.compute_dtype = "fp32";
   info_.cuda_graph = false;
   int64_t bytes = lm_head_->weight_bytes() +
