@@ -39,6 +39,9 @@ struct EngineOptions {
   int max_context = 0;  // KV cache length; 0 = the model's max_position_embeddings (capped at 4096)
   bool cuda_graph = true;  // CUDA: capture the decode step as a graph
   int device = 0;          // CUDA device ordinal
+  // CUDA autotuner: the KV-cache position its decode steps are timed at, so the variants are
+  // chosen for the attention work the caller will decode at; -1 = the middle of the cache.
+  int tune_position = -1;
 };
 
 // Facts a report records about the engine that produced it.

@@ -100,6 +100,28 @@ INSTANTIATE_TEST_SUITE_P(Presets, CudaEngineFp16,
                            return n;
                          });
 
+// The tuner times at the position it is given, clamped into the cache (at its start, and past its
+// end): the engine loads and still decodes as the CPU does.
+TEST(CudaEngine, TunesAtTheGivenPositionClampedToTheCache) {
+  EC_REQUIRE_CUDA();
+  if (std::getenv("EC_CUDA_TUNE") != nullptr || std::getenv("EC_CUDA_VARIANTS") != nullptr) {
+    GTEST_SKIP() << "the tuner is switched off or pinned by the environment";
+  }
+  auto w = weights("tiny-qwen2", DType::f16);
+  auto cpu = make(w, Backend::cpu, Precision::fp16);
+  const auto p = prompt(9, w->config.vocab_size);
+  const auto want = generate_greedy(*cpu, p, 30);
+  for (int position : {0, 100, 1 << 20}) {
+    EngineOptions o;
+    o.backend = Backend::cuda;
+    o.max_context = 512;
+    o.tune_position = position;
+    auto gpu = make_engine(w, o);
+    EXPECT_EQ(gpu->info().kernel_variant_choice, "tuned") << position;
+    EXPECT_EQ(generate_greedy(*gpu, p, 30), want) << "tuned at position " << position;
+  }
+}
+
 TEST(CudaEngine, GraphAndDirectLaunchesAgreeBitForBit) {
   EC_REQUIRE_CUDA();
   auto w = weights("tiny-qwen2", DType::f16);

@@ -681,8 +681,10 @@ double CudaEngine::time_decode_steps(int steps) {
   cudaEvent_t start = nullptr, stop = nullptr;
   CUDA_CHECK(cudaEventCreate(&start));
   CUDA_CHECK(cudaEventCreate(&stop));
-  // Timed at the middle of the cache, so attention does representative work.
-  const int at = std::max(0, std::min(capacity_ / 2, capacity_ - steps - 2));
+  // Timed where the caller will decode (EngineOptions::tune_position), else at the middle of the
+  // cache, so attention does representative work.
+  const int wanted = options_.tune_position >= 0 ? options_.tune_position : capacity_ / 2;
+  const int at = std::max(0, std::min(wanted, capacity_ - steps - 2));
   // The median of five timed runs: the minimum of three let one lucky run decide, and the tuned
   // variants then differed from process to process (seen as unpoolable sessions in `compare`).
   std::vector<double> runs;
