@@ -156,9 +156,9 @@ class CudaEngine final : public Engine {
   // The most KV slices the fused decode attention may use: one cluster, where the GPU has them.
   int max_fused_splits() const;
   // Keeps the current GEMV configs and splits only if they beat `start` overall: both timed in
-  // `rounds` alternating turns of `steps` steps, the medians compared by `margin`. Returns
-  // whether it kept them; `what` names the trial in the EC_CUDA_TUNE_LOG trace.
-  bool keep_tuned_if_faster(const std::vector<GemvConfig>& start, int start_splits, int steps,
+  // `rounds` alternating turns of `steps` steps, the medians compared by `margin`. `what` names
+  // the trial in the EC_CUDA_TUNE_LOG trace.
+  void keep_tuned_if_faster(const std::vector<GemvConfig>& start, int start_splits, int steps,
                             double margin, int rounds, std::string_view what);
   // EC_CUDA_TUNE_LOG=1: one stderr line per autotuner trial.
   void tune_log(std::string_view line) const;
@@ -890,7 +890,7 @@ void CudaEngine::tune_log(std::string_view line) const {
 // choices can add up to a slower whole (seen on the H200 with a larger candidate set: qwen2-7b
 // FP16 tuned to 229.9 tok/s where other loads of the same model reached 247). So the tuned set is
 // timed against the set it started from, in turns, and kept only when faster by the margin.
-bool CudaEngine::keep_tuned_if_faster(const std::vector<GemvConfig>& start, int start_splits,
+void CudaEngine::keep_tuned_if_faster(const std::vector<GemvConfig>& start, int start_splits,
                                       int steps, double margin, int rounds, std::string_view what) {
   const std::vector<GemvConfig> tuned(std::begin(configs_), std::end(configs_));
   const int tuned_splits = decode_splits_;
@@ -900,7 +900,7 @@ bool CudaEngine::keep_tuned_if_faster(const std::vector<GemvConfig>& start, int 
   }
   if (same) {
     tune_log(fmt::format("{}: no change", what));
-    return true;
+    return;
   }
   const auto apply = [&](const std::vector<GemvConfig>& set, int splits) {
     std::copy(set.begin(), set.end(), std::begin(configs_));
@@ -921,7 +921,6 @@ bool CudaEngine::keep_tuned_if_faster(const std::vector<GemvConfig>& start, int 
   if (!kept) apply(start, start_splits);
   tune_log(fmt::format("{}: {:.1f} against {:.1f} us per step (median of {}), {}", what,
                        after * 1e3, before * 1e3, rounds, kept ? "kept" : "not kept"));
-  return kept;
 }
 
 GemvArgs CudaEngine::role_args(int role, int layer) const {
