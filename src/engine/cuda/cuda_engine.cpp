@@ -195,7 +195,6 @@ class CudaEngine final : public Engine {
   int compute_major_ = 0;
   bool has_pdl_ = false;          // sm_90 and newer: programmatic dependent launch is available
   GemvDevice gemv_device_;        // what the GEMV variants may use (bulk copies, shared memory)
-  std::string variant_choice_;    // EngineInfo::kernel_variant_choice, set by autotune()
   DeviceBuffer<int32_t> tokens_;  // prefill's tokens; [0] is a decode step's input and output
   DeviceBuffer<int> pos_;
   DeviceBuffer<float> arg_value_;
@@ -342,7 +341,6 @@ CudaEngine::CudaEngine(std::shared_ptr<const model::ModelWeights> weights,
   info_.precision = std::string(precision_name(options.precision));
   info_.weight_format = std::string(weight_format(options.precision));
   info_.kernel_variant = variant_name();
-  info_.kernel_variant_choice = variant_choice_;
   info_.compute_dtype = "fp32";
   info_.cuda_graph = options_.cuda_graph;
   int64_t bytes = lm_head_.weight_bytes() + hidden * 2;  // + one embedding row
@@ -756,15 +754,15 @@ void CudaEngine::autotune() {
   // EC_CUDA_VARIANTS=<a report's engine.kernel_variant>[;<another's>] runs those variants, untuned.
   if (const char* pinned = std::getenv("EC_CUDA_VARIANTS"); pinned != nullptr && *pinned != '\0') {
     apply_pinned(pinned_variants_for(pinned, variant_prefix(), "EC_CUDA_VARIANTS"));
-    variant_choice_ = "pinned";
+    info_.kernel_variant_choice = "pinned";
     return;
   }
   const char* env = std::getenv("EC_CUDA_TUNE");
   if (env != nullptr && std::string(env) == "0") {
-    variant_choice_ = "untuned";
+    info_.kernel_variant_choice = "untuned";
     return;
   }
-  variant_choice_ = "tuned";
+  info_.kernel_variant_choice = "tuned";
   constexpr int kSteps = 5;
   constexpr double kMargin = 0.015;  // a near-tie does not cross it
   // The incumbent is timed again right before each candidate: clocks and temperature drift while
@@ -848,10 +846,10 @@ void CudaEngine::autotune() {
     bool changed = false;
     for (int role = 0; role < kRoles; ++role) {
       if (!choice[role]) continue;
-      GemvConfig c = *choice[role];
-      c.pdl = configs_[role].pdl;
-      if (gemv_config_name(c) == gemv_config_name(configs_[role])) continue;
-      configs_[role] = c;
+      if (same_kernel(*choice[role], configs_[role])) continue;
+      const bool pdl = configs_[role].pdl;
+      configs_[role] = *choice[role];
+      configs_[role].pdl = pdl;
       changed = true;
     }
     return changed;
