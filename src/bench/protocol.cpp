@@ -106,10 +106,8 @@ report::DecodeRun measure_decode(engine::Engine& engine, std::span<const int32_t
     if (prefill_window) meter.begin("prefill");
     int32_t token = engine::argmax(engine.forward(prompt, false));
     engine.synchronize();
-    if (prefill_window) {
-      *prefill_window = meter.end();
-      meter.begin("decode");
-    }
+    // One counter read ends the prefill and starts the decode: their energies add up exactly.
+    if (prefill_window) *prefill_window = meter.next("decode");
     generated.push_back(token);
     for (int i = 1; i < options.new_tokens; ++i) {
       token = engine.decode_greedy(token);

@@ -19,6 +19,7 @@ namespace {
 struct MeasureArgs {
   std::optional<unsigned> gpu;
   double hz = 10.0;
+  std::string counter_edges = "aligned";
   std::string out = "meter_report.json";
   double idle_s = 3.0;
   std::optional<double> grid;
@@ -30,6 +31,7 @@ void run_measure(const MeasureArgs& a) {
   meter::MeterOptions options;
   options.gpu = a.gpu;
   options.hz = a.hz;
+  options.align_counter_edges = a.counter_edges == "aligned";
   auto meter = meter::make_best_meter(options);
   if (!meter->measures_energy()) {
     fmt::print(stderr, "ecocompute measure: no energy meter: {}\n", meter->unavailable_reason());
@@ -70,6 +72,7 @@ void add_measure_command(CLI::App& app) {
   cmd->add_option("--hz", args->hz, "Sampling rate of instant power and telemetry")
       ->check(CLI::Range(0.1, 1000.0))
       ->capture_default_str();
+  add_counter_edges_flag(*cmd, args->counter_edges);
   cmd->add_option("--out", args->out, "Meter report (JSON, written atomically)")
       ->capture_default_str();
   cmd->add_option("--idle-s", args->idle_s, "Idle baseline length before the command (0: none)")
@@ -84,6 +87,15 @@ void add_measure_command(CLI::App& app) {
       ->required()
       ->expected(-1);
   cmd->callback([args] { run_measure(*args); });
+}
+
+void add_counter_edges_flag(CLI::App& cmd, std::string& value) {
+  cmd.add_option("--counter-edges", value,
+                 "Window edges on the energy counter: at its updates, less the energy outside "
+                 "the work by instant power (aligned), or where the work starts and ends (plain: "
+                 "up to one update step off at each edge)")
+      ->check(CLI::IsMember({"aligned", "plain"}))
+      ->capture_default_str();
 }
 
 }  // namespace ec::cli

@@ -9,6 +9,7 @@
 #include "bench/protocol.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
+#include "cli/meter_commands.h"
 #include "core/error.h"
 #include "meter/meter.h"
 #include "report/energy_json.h"
@@ -26,6 +27,7 @@ struct RunFlags {
   bool no_quality = false;
   int gpu = -1;
   double hz = 10.0;
+  std::string counter_edges = "aligned";
   bool no_meter = false;
   std::optional<double> grid_gco2_per_kwh;
   std::optional<double> pue;
@@ -45,6 +47,7 @@ std::unique_ptr<meter::Meter> choose_meter(const RunFlags& flags, engine::Backen
   meter::MeterOptions options;
   if (flags.gpu >= 0) options.gpu = static_cast<unsigned>(flags.gpu);
   options.hz = flags.hz;
+  options.align_counter_edges = flags.counter_edges == "aligned";
   return meter::make_best_meter(options);
 }
 
@@ -123,6 +126,7 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--gpu", flags->gpu, "GPU index to meter (CUDA_VISIBLE_DEVICES order)");
   cmd->add_option("--hz", flags->hz, "Power sampling rate")->capture_default_str();
+  add_counter_edges_flag(*cmd, flags->counter_edges);
   cmd->add_option("--grid-gco2-per-kwh", flags->grid_gco2_per_kwh,
                   "Grid carbon intensity; adds a CO2e block derived from the measured energy")
       ->check(CLI::NonNegativeNumber);

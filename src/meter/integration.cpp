@@ -38,6 +38,17 @@ double interpolate(const std::vector<std::pair<double, double>>& pts, double t) 
   return lower->second + w * (upper->second - lower->second);
 }
 
+// ∫ over [t0, t1] of the linear interpolation; pts sorted and spanning [t0, t1].
+double trapezoid_over(const std::vector<std::pair<double, double>>& pts, double t0, double t1) {
+  std::vector<std::pair<double, double>> inside;
+  inside.emplace_back(t0, interpolate(pts, t0));
+  for (const auto& p : pts) {
+    if (p.first > t0 && p.first < t1) inside.push_back(p);
+  }
+  inside.emplace_back(t1, interpolate(pts, t1));
+  return trapezoid(inside);
+}
+
 }  // namespace
 
 std::optional<double> trapezoid_j(std::span<const PowerSample> samples, PowerField field) {
@@ -60,13 +71,17 @@ std::optional<double> trapezoid_between_j(std::span<const PowerSample> samples, 
   if (pts.size() < 2 || t1 < t0 || pts.front().first > t0 || pts.back().first < t1) {
     return std::nullopt;
   }
-  std::vector<std::pair<double, double>> inside;
-  inside.emplace_back(t0, interpolate(pts, t0));
-  for (const auto& p : pts) {
-    if (p.first > t0 && p.first < t1) inside.push_back(p);
-  }
-  inside.emplace_back(t1, interpolate(pts, t1));
-  return trapezoid(inside);
+  return trapezoid_over(pts, t0, t1);
+}
+
+std::optional<double> trapezoid_held_j(std::span<const PowerSample> samples, PowerField field,
+                                       double t0, double t1) {
+  auto pts = points(samples, field);
+  if (pts.empty() || t1 < t0) return std::nullopt;
+  // A flat point at each edge outside the span: the trapezoid then holds the end values exactly.
+  if (pts.front().first > t0) pts.insert(pts.begin(), {t0, pts.front().second});
+  if (pts.back().first < t1) pts.emplace_back(t1, pts.back().second);
+  return trapezoid_over(pts, t0, t1);
 }
 
 std::optional<double> counter_delta_j(unsigned long long begin_mj, unsigned long long end_mj) {

@@ -22,6 +22,12 @@ std::optional<double> trapezoid_j(std::span<const DriverSample> samples);
 std::optional<double> trapezoid_between_j(std::span<const PowerSample> samples, PowerField field,
                                           double t0, double t1);
 
+// ∫P dt over [t0, t1] of the samples' piecewise-linear power, held at the first (last) sample's
+// value before (after) them: for short spans at a window's edge that the samples need not
+// bracket. Absent when no sample carries `field` or t1 < t0.
+std::optional<double> trapezoid_held_j(std::span<const PowerSample> samples, PowerField field,
+                                       double t0, double t1);
+
 // end − begin of the mJ counter in joules, modulo 2^64 (the counter is unsigned). A counter that
 // went backwards by less than 2^63 mJ was reset (driver reload), not wrapped: absent.
 std::optional<double> counter_delta_j(unsigned long long begin_mj, unsigned long long end_mj);

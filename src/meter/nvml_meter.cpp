@@ -33,6 +33,41 @@ bool is_failure(nvml::Return code) {
 // Assumed until the sampler has seen the counter change a few times (H200: ~0.1 s).
 constexpr double kAssumedCounterPeriodS = 0.1;
 
+// An aligned edge waits at most this many update periods for the counter to move, then falls
+// back to a plain edge (and says so).
+constexpr double kAlignTimeoutPeriods = 3.0;
+
+// Least spacing of the counter reads at an aligned edge: a read costs ~4 ms on the H200 anyway;
+// against a fast fake library this keeps the loop from spinning.
+constexpr double kAlignReadSpacingS = 0.0005;
+
+// One side of a window: how its counter reading relates to the work's edge.
+struct EdgeNote {
+  std::string kind;       // "aligned", "plain", "shared" or "plain: <why alignment failed>"
+  double offset_s = 0.0;  // aligned: time between the counter update and the work's edge
+  double offset_j = 0.0;  // the energy of that time (instant power), not the window's work;
+                          // shared: what the previous window could not take off (see close)
+
+  nlohmann::json to_json() const {
+    nlohmann::json j = {{"kind", kind}};
+    if (kind == "aligned") {
+      j["offset_s"] = offset_s;
+      j["offset_j"] = offset_j;
+    } else if (kind == "shared" && offset_j > 0.0) {
+      j["carried_j"] = offset_j;
+    }
+    return j;
+  }
+};
+
+// The reads of one aligned edge: the counter read until its value changed.
+struct CounterUpdate {
+  std::vector<PowerSample> reads;
+  bool seen = false;    // the last read holds a new value
+  double at_s = 0.0;    // when it changed: between the last two counter reads, taken as the middle
+  std::string failure;  // why no change was seen
+};
+
 nlohmann::json stats(const std::vector<double>& v) {
   if (v.empty()) return nullptr;
   double sum = 0.0;
@@ -73,12 +108,17 @@ struct NvmlMeter::Impl {
   unsigned long long driver_last_seen_us = 0;
   double realtime_minus_steady = 0.0;  // to place driver timestamps (µs since 1970) on steady time
 
+  bool align = false;  // window edges at counter updates (MeterOptions::align_counter_edges)
+  std::string align_off_reason;
+
   bool open = false;
   std::string window;
   PowerSample begin_edge;
-  double begin_t = 0.0;  // steady-clock start of the open window
-  std::vector<std::optional<unsigned long long>> rapl_begin;
-  std::vector<unsigned> pids_begin;
+  EdgeNote begin_note;
+  double carried_j = 0.0;  // energy the window closed at a shared edge left to the next one
+  double begin_t = 0.0;    // steady-clock start of the open window
+  std::vector<std::optional<unsigned long long>> rapl_begin, rapl_end;
+  std::vector<unsigned> pids_begin, pids_end;
 
   explicit Impl(const MeterOptions& o) : rapl(o.rapl_root) {}
 
@@ -124,7 +164,9 @@ struct NvmlMeter::Impl {
       }
     }
     if (counter) {
+      double counter_before = steady_seconds();
       auto energy = lib->total_energy_mj(dev);
+      s.energy_t_s = 0.5 * (counter_before + steady_seconds());
       note(s, energy.code);
       s.energy_mj = energy.value;
     }
@@ -185,6 +227,44 @@ struct NvmlMeter::Impl {
     return out;
   }
 
+  // Reads the counter until its value changes, at most kAlignTimeoutPeriods update periods. The
+  // first read (it bounds a window that ends here) and the last two (they bracket the update) join
+  // the sampler's samples; the others would only inflate the window's sample rate.
+  CounterUpdate wait_for_update() const {
+    CounterUpdate u;
+    const double deadline = steady_seconds() + kAlignTimeoutPeriods * counter_period_s();
+    // Every read is a full one, like a plain edge's: the edges then carry the slow metrics too
+    // (the ~1 ms they add on the H200 only coarsens where the update is placed, and the energy
+    // between it and the work's edge is measured either way).
+    u.reads.push_back(read(true));
+    const auto first = u.reads.back().energy_mj;
+    while (first) {
+      const double next_read = u.reads.back().t_s + kAlignReadSpacingS;
+      while (steady_seconds() < next_read) {
+      }
+      u.reads.push_back(read(true));
+      const PowerSample& s = u.reads.back();
+      if (!s.energy_mj) break;
+      if (*s.energy_mj != *first) {
+        u.seen = true;
+        u.at_s = 0.5 * (u.reads[u.reads.size() - 2].energy_t_s + s.energy_t_s);
+        break;
+      }
+      if (steady_seconds() > deadline) {
+        u.failure = fmt::format("the counter did not change within {:.2f} s",
+                                kAlignTimeoutPeriods * counter_period_s());
+        break;
+      }
+    }
+    if (!u.reads.back().energy_mj) {
+      u.failure = fmt::format("counter unreadable ({})", nvml::return_name(u.reads.back().error));
+    }
+    for (size_t i = 0; i < u.reads.size(); ++i) {
+      if (i == 0 || i + 2 >= u.reads.size()) sampler->add(u.reads[i]);
+    }
+    return u;
+  }
+
   double counter_period_s(UpdatePeriod* detected = nullptr) const {
     auto all = sampler->all();
     auto period = counter_update_period(all);
@@ -224,6 +304,14 @@ std::unique_ptr<NvmlMeter> NvmlMeter::open(const MeterOptions& options, std::str
   }
   impl->visible_index = index;
   impl->hz = options.hz;
+  // Aligned edges take the energy outside the work off by instant power: without it they would
+  // only move the error, so they need it.
+  impl->align = options.align_counter_edges && impl->probe.instant;
+  if (!options.align_counter_edges) {
+    impl->align_off_reason = "turned off (MeterOptions::align_counter_edges)";
+  } else if (!impl->probe.instant) {
+    impl->align_off_reason = "no instant power (field 186) to measure the energy outside the work";
+  }
   // Clocks, temperature and reasons change slowly: read them at about 10 Hz whatever the rate.
   impl->slow_every = std::max(1, static_cast<int>(std::lround(options.hz / 10.0)));
   impl->driver_version = session.lib->driver_version().value.value_or("");
@@ -264,32 +352,18 @@ PowerSample NvmlMeter::read_now(bool slow) const {
   return impl_->read(slow);
 }
 
-void NvmlMeter::begin(std::string_view window) {
-  auto& m = *impl_;
-  EC_CHECK(!m.open, "meter: window '{}' opened while '{}' is still open", window, m.window);
-  m.open = true;
-  m.window = std::string(window);
-  m.pids_begin = m.pids();
-  m.rapl_begin = m.rapl.read();
-  m.begin_edge = m.read(true);
-  m.sampler->add(m.begin_edge);
-  // The window's clock starts after the edge read, not in its middle: an NVML read takes
-  // milliseconds, and timing it as part of the work would charge the meter's own cost to the
-  // model (3 % of tok/s for a 0.5B model on the H200). The counter's value is up to one update
-  // period old either way, so where inside the read the edge falls does not change the energy.
-  m.begin_t = steady_seconds();
-}
+namespace {
 
-WindowResult NvmlMeter::end() {
-  auto& m = *impl_;
-  EC_CHECK(m.open, "meter: end() without an open window");
+// Closes m's open window at end_t with `edge` as its last counter reading; `after` is the first
+// read after end_t (the edge itself unless the edge waited for an update).
+WindowResult close_window(NvmlMeter::Impl& m, double end_t, const PowerSample& edge,
+                          const PowerSample& after, const EdgeNote& end_note) {
   m.open = false;
-  const double end_t = steady_seconds();  // before the edge read: see begin()
-  PowerSample edge = m.read(true);
-  m.sampler->add(edge);
-  auto rapl_end = m.rapl.read();
-  auto pids_end = m.pids();
+  m.rapl_end = m.rapl.read();
+  m.pids_end = m.pids();
   m.poll_driver();
+  const auto& rapl_end = m.rapl_end;
+  const auto& pids_end = m.pids_end;
 
   WindowResult r;
   r.name = m.window;
@@ -297,7 +371,7 @@ WindowResult NvmlMeter::end() {
   r.seconds = t1 - t0;
   // The edge reads themselves (timed at their middles, just outside [t0, t1]) bound the samples;
   // the trapezoids interpolate to t0 and t1.
-  auto samples = m.sampler->between(std::min(t0, m.begin_edge.t_s), std::max(t1, edge.t_s));
+  auto samples = m.sampler->between(std::min(t0, m.begin_edge.t_s), std::max(t1, after.t_s));
   auto& tel = r.telemetry;
 
   // Failures seen inside the window, by code.
@@ -307,8 +381,9 @@ WindowResult NvmlMeter::end() {
   }
   bool lost = failures.count(nvml::kGpuIsLost) > 0 || m.lost;
 
-  // Primary: the hardware energy counter.
+  // Primary: the hardware energy counter, less what it holds outside the window at aligned edges.
   std::string energy_note;
+  std::optional<double> raw_delta_j;
   if (lost) {
     energy_note = "GPU lost during the window (NVML GPU_IS_LOST (15)): no energy figure";
   } else if (!m.begin_edge.energy_mj || !edge.energy_mj) {
@@ -316,7 +391,15 @@ WindowResult NvmlMeter::end() {
         "energy counter unreadable at the window {} ({})", m.begin_edge.energy_mj ? "end" : "start",
         nvml::return_name(m.begin_edge.energy_mj ? edge.error : m.begin_edge.error));
   } else if (auto delta = counter_delta_j(*m.begin_edge.energy_mj, *edge.energy_mj)) {
-    r.energy_j = *delta;
+    raw_delta_j = *delta;
+    r.energy_j = *delta - m.begin_note.offset_j - end_note.offset_j;
+    // A window shorter than an update (a prefill) that shares its end with the next window may
+    // hold less counter energy than its aligned start takes off: the rest is taken off the next
+    // window, so the two still add up and neither reads below zero.
+    if (*r.energy_j < 0.0 && end_note.kind == "shared") {
+      m.carried_j = -*r.energy_j;
+      r.energy_j = 0.0;
+    }
     r.energy_source = "nvml_total_energy_counter";
   } else {
     energy_note = fmt::format("energy counter went backwards ({} → {} mJ): driver reloaded?",
@@ -348,6 +431,9 @@ WindowResult NvmlMeter::end() {
       {"begin_mj", m.begin_edge.energy_mj ? nlohmann::json(*m.begin_edge.energy_mj) : nullptr},
       {"end_mj", edge.energy_mj ? nlohmann::json(*edge.energy_mj) : nullptr},
       {"updates_in_window", in_window.changes},
+      {"begin_edge", m.begin_note.to_json()},
+      {"end_edge", end_note.to_json()},
+      {"raw_delta_j", raw_delta_j ? nlohmann::json(*raw_delta_j) : nullptr},
       {"update_period_s", period},
       {"update_period_detected", detected.changes >= 3}};
   bool short_window = r.seconds < kMinCounterUpdates * period;
@@ -435,6 +521,80 @@ WindowResult NvmlMeter::end() {
   return r;
 }
 
+}  // namespace
+
+void NvmlMeter::begin(std::string_view window) {
+  auto& m = *impl_;
+  EC_CHECK(!m.open, "meter: window '{}' opened while '{}' is still open", window, m.window);
+  m.open = true;
+  m.window = std::string(window);
+  m.pids_begin = m.pids();
+  m.rapl_begin = m.rapl.read();
+  if (m.align) {
+    CounterUpdate u = m.wait_for_update();
+    m.begin_edge = u.reads.back();
+    m.begin_t = steady_seconds();
+    if (u.seen) {
+      // The counter now holds the energy up to the update; what ran between the update and now
+      // (this read's tail, no work) is the window's only by the counter: subtracted at the end.
+      double slack_j =
+          trapezoid_held_j(u.reads, &PowerSample::power_instant_w, u.at_s, m.begin_t).value_or(0.0);
+      m.begin_note = {"aligned", m.begin_t - u.at_s, slack_j};
+    } else {
+      m.begin_note = {"plain: " + u.failure};
+    }
+    return;
+  }
+  m.begin_edge = m.read(true);
+  m.sampler->add(m.begin_edge);
+  m.begin_note = {"plain"};
+  // The window's clock starts after the edge read, not in its middle: an NVML read takes
+  // milliseconds, and timing it as part of the work would charge the meter's own cost to the
+  // model (3 % of tok/s for a 0.5B model on the H200). The counter's value is up to one update
+  // period old either way, so where inside the read the edge falls does not change the energy.
+  m.begin_t = steady_seconds();
+}
+
+WindowResult NvmlMeter::end() {
+  auto& m = *impl_;
+  EC_CHECK(m.open, "meter: end() without an open window");
+  const double end_t = steady_seconds();  // before the edge read: see begin()
+  if (m.align) {
+    CounterUpdate u = m.wait_for_update();
+    EdgeNote note{"plain: " + u.failure};
+    if (u.seen) {
+      // The counter holds the energy up to the update, after the work ended: the tail between
+      // is measured by instant power and taken off.
+      double tail_j =
+          trapezoid_held_j(u.reads, &PowerSample::power_instant_w, end_t, u.at_s).value_or(0.0);
+      note = {"aligned", u.at_s - end_t, tail_j};
+    }
+    return close_window(m, end_t, u.reads.back(), u.reads.front(), note);
+  }
+  PowerSample edge = m.read(true);
+  m.sampler->add(edge);
+  return close_window(m, end_t, edge, edge, {"plain"});
+}
+
+WindowResult NvmlMeter::next(std::string_view window) {
+  auto& m = *impl_;
+  EC_CHECK(m.open, "meter: next('{}') without an open window", window);
+  const double split_t = steady_seconds();
+  PowerSample edge = m.read(true);
+  m.sampler->add(edge);
+  WindowResult closed = close_window(m, split_t, edge, edge, {"shared"});
+  // The same read opens the next window: the two counter differences telescope.
+  m.open = true;
+  m.window = std::string(window);
+  m.pids_begin = m.pids_end;
+  m.rapl_begin = m.rapl_end;
+  m.begin_edge = edge;
+  m.begin_note = {"shared", 0.0, m.carried_j};
+  m.carried_j = 0.0;
+  m.begin_t = steady_seconds();
+  return closed;
+}
+
 nlohmann::json NvmlMeter::describe() const {
   const auto& m = *impl_;
   UpdatePeriod detected;
@@ -446,8 +606,14 @@ nlohmann::json NvmlMeter::describe() const {
       {"name", name()},
       {"measures_energy", measures_energy()},
       {"method",
-       "energy = difference of nvmlDeviceGetTotalEnergyConsumption across the window; "
-       "cross-check = trapezoid of instant power (field 186) sampled by a thread"},
+       m.align ? "energy = difference of nvmlDeviceGetTotalEnergyConsumption across the window, "
+                 "its edges at counter updates (the window starts just after one and ends at the "
+                 "first after the work; the energy between an update and the work's edge, from "
+                 "instant power, is taken off); cross-check = trapezoid of instant power (field "
+                 "186) sampled by a thread"
+               : "energy = difference of nvmlDeviceGetTotalEnergyConsumption across the window; "
+                 "cross-check = trapezoid of instant power (field 186) sampled by a thread"},
+      {"counter_edges", m.align ? "aligned" : "plain: " + m.align_off_reason},
       {"library", m.lib->path()},
       {"symbols", m.lib->resolved_symbols()},
       {"driver_version", m.driver_version},

@@ -22,6 +22,7 @@ class NvmlMeter final : public Meter {
   std::string unavailable_reason() const override;
   void begin(std::string_view window) override;
   WindowResult end() override;
+  WindowResult next(std::string_view window) override;
   nlohmann::json describe() const override;
 
   // Raw material for the bench tools: every sample so far, the driver's buffer samples, and what

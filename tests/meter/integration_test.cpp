@@ -52,6 +52,20 @@ TEST(Trapezoid, BetweenInterpolatesTheEdges) {
   EXPECT_FALSE(trapezoid_between_j(s, &PowerSample::power_instant_w, -1.0, 3.0).has_value());
 }
 
+TEST(Trapezoid, HeldExtendsTheEndValuesBeyondTheSamples) {
+  // 100 W at t=1 rising to 300 W at t=2. Over [0, 3]: 100 J held before, 200 J between, 300 J
+  // held after.
+  std::vector<PowerSample> s = {at(1.0, 100.0), at(2.0, 300.0)};
+  EXPECT_DOUBLE_EQ(*trapezoid_held_j(s, &PowerSample::power_instant_w, 0.0, 3.0), 600.0);
+  // Inside the samples it is the interpolating trapezoid: ∫_1.5^2 = 0.5 × (200 + 300) / 2.
+  EXPECT_DOUBLE_EQ(*trapezoid_held_j(s, &PowerSample::power_instant_w, 1.5, 2.0), 125.0);
+  // One sample is enough: its value held over the span.
+  std::vector<PowerSample> one = {at(5.0, 40.0)};
+  EXPECT_DOUBLE_EQ(*trapezoid_held_j(one, &PowerSample::power_instant_w, 4.0, 4.5), 20.0);
+  EXPECT_FALSE(trapezoid_held_j(one, &PowerSample::power_usage_w, 4.0, 4.5).has_value());
+  EXPECT_FALSE(trapezoid_held_j(s, &PowerSample::power_instant_w, 2.0, 1.0).has_value());
+}
+
 TEST(DriverTrapezoid, HandComputed) {
   std::vector<DriverSample> s = {{0.0, 10.0}, {0.02, 30.0}, {0.04, 30.0}};
   EXPECT_NEAR(*trapezoid_j(s), 0.4 + 0.6, 1e-12);

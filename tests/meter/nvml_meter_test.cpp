@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "meter/fake_nvml_env.h"
@@ -33,11 +35,13 @@ json script(json dev) {
   return {{"devices", json::array({std::move(dev)})}};
 }
 
-std::unique_ptr<NvmlMeter> open_meter(double hz = 100.0, std::optional<unsigned> gpu = {}) {
+std::unique_ptr<NvmlMeter> open_meter(double hz = 100.0, std::optional<unsigned> gpu = {},
+                                      bool align_counter_edges = true) {
   std::string reason;
   MeterOptions options;
   options.hz = hz;
   options.gpu = gpu;
+  options.align_counter_edges = align_counter_edges;
   auto meter = NvmlMeter::open(options, &reason);
   EXPECT_NE(meter, nullptr) << reason;
   return meter;
@@ -149,6 +153,139 @@ TEST(NvmlMeter, WindowsAreSeparateAndMustAlternate) {
   auto b = meter->end();
   EXPECT_NEAR(*a.cross_check_energy_j / a.seconds, 200.0, 1e-6);
   EXPECT_NEAR(*b.cross_check_energy_j / b.seconds, 400.0, 1e-6);
+}
+
+// Windows of lengths that are no multiple of the 0.1 s update period, at constant 300 W: each
+// counter step is 30 J.
+constexpr double kOddWindowsS[] = {0.23, 0.37, 0.51, 0.64, 0.79};
+
+TEST(NvmlMeter, AlignedEdgesMeasureWellInsideOneCounterStep) {
+  FakeNvml fake(script(device()));
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  EXPECT_EQ(meter->describe()["counter_edges"], "aligned");
+  for (double s : kOddWindowsS) {
+    meter->begin("decode");
+    sleep_s(s);
+    auto w = meter->end();
+    ASSERT_TRUE(w.energy_j.has_value());
+    // Only the update placed between two reads 0.5 ms apart is uncertain: ~0.1 J at 300 W, 3 J
+    // if a loaded machine stalls the meter 20 ms between two reads. A step is 30 J.
+    EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, 3.0) << s;
+    const auto& c = w.telemetry["counter"];
+    EXPECT_EQ(c["begin_edge"]["kind"], "aligned");
+    EXPECT_EQ(c["end_edge"]["kind"], "aligned");
+    double head_s = c["begin_edge"]["offset_s"].get<double>();
+    double tail_s = c["end_edge"]["offset_s"].get<double>();
+    EXPECT_GE(head_s, 0.0);
+    EXPECT_LT(head_s, 0.01);  // the work starts right after the update is seen
+    EXPECT_GE(tail_s, 0.0);
+    EXPECT_LT(tail_s, kPeriod + 0.01);  // and the window closes at the next update
+    // What was taken off is the counter's difference less the figure, and it is 300 W × offsets.
+    double off_j = c["raw_delta_j"].get<double>() - *w.energy_j;
+    EXPECT_NEAR(off_j,
+                c["begin_edge"]["offset_j"].get<double>() + c["end_edge"]["offset_j"].get<double>(),
+                1e-9);
+    EXPECT_NEAR(off_j, 300.0 * (head_s + tail_s), 0.01);
+  }
+}
+
+TEST(NvmlMeter, PlainEdgesAreOffByUpToACounterStep) {
+  FakeNvml fake(script(device()));
+  auto meter = open_meter(100.0, {}, /*align_counter_edges=*/false);
+  ASSERT_TRUE(meter);
+  EXPECT_EQ(meter->describe()["counter_edges"],
+            "plain: turned off (MeterOptions::align_counter_edges)");
+  double worst = 0.0;
+  for (double s : kOddWindowsS) {
+    meter->begin("decode");
+    sleep_s(s);
+    auto w = meter->end();
+    ASSERT_TRUE(w.energy_j.has_value());
+    EXPECT_EQ(w.telemetry["counter"]["end_edge"]["kind"], "plain");
+    double error = std::abs(*w.energy_j - 300.0 * w.seconds);
+    EXPECT_LE(error, 300.0 * kPeriod + 0.01);
+    worst = std::max(worst, error);
+  }
+  // Each window's two edges fall at random phases of the update: five all within the aligned
+  // bound above would be a ~1e-5 coincidence.
+  EXPECT_GT(worst, 3.0);
+}
+
+TEST(NvmlMeter, AlignedEndTakesOffTheTailAtTheTailsOwnPower) {
+  // 500 W from t = 1.0 to 1.95 s, 100 W around it. The window opens at the update at 1.0 and the
+  // work ends at ~1.93; the counter's next update (2.0) holds 20 ms more at 500 W and 50 ms at
+  // 100 W, which instant power measures: taking the window's own 500 W for all 70 ms would be
+  // 20 J too much.
+  json power = json::array({{0, 100}, {1.0, 100}, {1.0, 500}, {1.95, 500}, {1.95, 100}});
+  FakeNvml fake(script(device({{"power", power}})));
+  auto opened = std::chrono::steady_clock::now();  // the fake's clock starts inside open()
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  std::this_thread::sleep_until(opened + std::chrono::milliseconds(920));
+  meter->begin("decode");
+  std::this_thread::sleep_until(opened + std::chrono::milliseconds(1930));
+  auto w = meter->end();
+  ASSERT_TRUE(w.energy_j.has_value());
+  // The window runs from ~1.0 s; a late wake-up past 1.95 s would add 100 W time.
+  double truth = 500.0 * std::min(w.seconds, 0.95) + 100.0 * std::max(0.0, w.seconds - 0.95);
+  EXPECT_NEAR(*w.energy_j, truth, 4.0) << w.telemetry["counter"].dump();
+  EXPECT_EQ(w.telemetry["counter"]["end_edge"]["kind"], "aligned");
+}
+
+TEST(NvmlMeter, AbuttingWindowsShareOneEdge) {
+  FakeNvml fake(script(device()));
+  auto meter = open_meter();
+  ASSERT_TRUE(meter);
+  meter->begin("prefill");
+  sleep_s(0.03);
+  auto prefill = meter->next("decode");
+  EXPECT_THROW(meter->begin("other"), std::runtime_error);  // "decode" is open
+  sleep_s(0.41);
+  auto decode = meter->end();
+  EXPECT_EQ(prefill.name, "prefill");
+  EXPECT_EQ(decode.name, "decode");
+  EXPECT_EQ(prefill.telemetry["counter"]["end_edge"]["kind"], "shared");
+  EXPECT_EQ(decode.telemetry["counter"]["begin_edge"]["kind"], "shared");
+  EXPECT_EQ(prefill.telemetry["counter"]["end_mj"], decode.telemetry["counter"]["begin_mj"]);
+  // Together they telescope to one aligned window (the split's own read, microseconds here,
+  // falls in neither window's seconds).
+  ASSERT_TRUE(prefill.energy_j && decode.energy_j);
+  // 30 ms is inside one update: the counter did not move, and what the aligned start takes off
+  // goes to the decode window instead of making the prefill negative.
+  EXPECT_EQ(prefill.telemetry["counter"]["raw_delta_j"].get<double>(), 0.0);
+  EXPECT_EQ(*prefill.energy_j, 0.0);
+  EXPECT_NEAR(*prefill.energy_j + *decode.energy_j, 300.0 * (prefill.seconds + decode.seconds),
+              3.0);
+  EXPECT_THROW(meter->next("x"), std::runtime_error);  // nothing open
+}
+
+TEST(NvmlMeter, AlignmentFallsBackToPlainEdgesAndSaysWhy) {
+  {
+    // No instant power: nothing would measure the energy between an update and the work.
+    FakeNvml fake(script(device({{"unsupported", {"field:186:0"}}})));
+    auto meter = open_meter();
+    ASSERT_TRUE(meter);
+    EXPECT_EQ(meter->describe()["counter_edges"],
+              "plain: no instant power (field 186) to measure the energy outside the work");
+    meter->begin("decode");
+    sleep_s(0.2);
+    EXPECT_EQ(meter->end().telemetry["counter"]["end_edge"]["kind"], "plain");
+  }
+  {
+    // A counter that moves every 5 s: an edge waits three assumed periods (0.3 s), no longer.
+    FakeNvml fake(script(device({{"counter_period_s", 5.0}})));
+    auto meter = open_meter();
+    ASSERT_TRUE(meter);
+    meter->begin("decode");
+    sleep_s(0.1);
+    auto w = meter->end();
+    EXPECT_EQ(w.telemetry["counter"]["begin_edge"]["kind"],
+              "plain: the counter did not change within 0.30 s");
+    EXPECT_EQ(w.telemetry["counter"]["end_edge"]["kind"],
+              "plain: the counter did not change within 0.30 s");
+    EXPECT_FALSE(w.telemetry["counter"]["begin_edge"].contains("offset_j"));
+  }
 }
 
 TEST(NvmlMeter, CounterWrapPast2To64StillMeasures) {
