@@ -3,6 +3,7 @@
 #include "bench/protocol.h"
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "core/progress.h"
 #include "core/sha256.h"
 #include "engine/perplexity.h"
+#include "meter/window_sum.h"
 #include "model/loader.h"
 #include "report/from_engine_info.h"
 #include "tokenizer/tokenizer.h"
@@ -35,59 +37,6 @@ tok::Tokenizer resolve_tokenizer(const RunOptions& options) {
     return tok::Tokenizer::load(dir / "tokenizer.json");
   }
   return tok::Tokenizer::bytes();
-}
-
-// Sums a list of windows of one name into one phase: seconds always, energy only when every
-// window has it (a partial sum would be a wrong number, not a smaller one).
-meter::WindowResult sum_windows(const std::string& name,
-                                const std::vector<meter::WindowResult>& windows) {
-  meter::WindowResult total;
-  total.name = name;
-  bool all_energy = !windows.empty();
-  bool all_cross = !windows.empty();
-  double energy = 0.0;
-  double cross = 0.0;
-  int short_windows = 0;
-  for (const auto& w : windows) {
-    total.seconds += w.seconds;
-    if (w.telemetry.value("short_window", false)) ++short_windows;
-    if (w.energy_j) {
-      energy += *w.energy_j;
-      total.energy_source = w.energy_source;
-    } else {
-      all_energy = false;
-    }
-    if (w.cross_check_energy_j) {
-      cross += *w.cross_check_energy_j;
-      total.cross_check_source = w.cross_check_source;
-    } else {
-      all_cross = false;
-    }
-  }
-  if (all_energy) {
-    total.energy_j = energy;
-    if (total.seconds > 0) total.avg_power_w = energy / total.seconds;
-  } else {
-    total.energy_source.clear();
-  }
-  if (all_cross) {
-    total.cross_check_energy_j = cross;
-  } else {
-    total.cross_check_source.clear();
-  }
-  total.telemetry["windows"] = windows.size();
-  if (short_windows > 0) {
-    // A prefill of a short prompt lasts less than one 100 ms counter update: its own counter
-    // figure can be 0 J. Each iteration's prefill + decode abut, so their sum (what J/token uses)
-    // telescopes to one counter difference and is not affected; only this phase split is.
-    total.telemetry["short_windows"] = short_windows;
-    total.telemetry["note"] = fmt::format(
-        "{} of {} windows were shorter than a few energy-counter updates: this phase's own counter "
-        "figure is below the counter's resolution (see cross_check_energy_j); per-iteration totals "
-        "are unaffected",
-        short_windows, windows.size());
-  }
-  return total;
 }
 
 // One precision: warmup iterations, then metered ones. Each iteration is prefill of the prompt
@@ -154,8 +103,8 @@ report::DecodeRun measure_decode(engine::Engine& engine, std::span<const int32_t
     }
     progress.update(i + 1);
   }
-  run.phases.push_back(sum_windows("prefill", prefills));
-  run.phases.push_back(sum_windows("decode", decodes));
+  run.phases.push_back(meter::sum_windows("prefill", prefills));
+  run.phases.push_back(meter::sum_windows("decode", decodes));
   return run;
 }
 

@@ -43,16 +43,21 @@ constexpr double kAlignReadSpacingS = 0.0005;
 
 // One side of a window: how its counter reading relates to the work's edge.
 struct EdgeNote {
-  std::string kind;       // "aligned", "plain", "shared" or "plain: <why alignment failed>"
-  double offset_s = 0.0;  // aligned: time between the counter update and the work's edge
-  double offset_j = 0.0;  // the energy of that time (instant power), not the window's work;
-                          // shared: what the previous window could not take off (see close)
+  std::string kind;          // "aligned", "plain", "shared" or "plain: <why alignment failed>"
+  double offset_s = 0.0;     // aligned: time between the counter update and the work's edge
+  double offset_j = 0.0;     // the energy of that time, not the window's work; shared: what the
+                             // previous window could not take off (see close_window)
+  std::string offset_basis;  // aligned: what measured offset_j
+
+  static EdgeNote unaligned(std::string kind) { return {std::move(kind), 0.0, 0.0, ""}; }
+  static EdgeNote shared(double carried_j) { return {"shared", 0.0, carried_j, ""}; }
 
   nlohmann::json to_json() const {
     nlohmann::json j = {{"kind", kind}};
     if (kind == "aligned") {
       j["offset_s"] = offset_s;
       j["offset_j"] = offset_j;
+      j["offset_basis"] = offset_basis;
     } else if (kind == "shared" && offset_j > 0.0) {
       j["carried_j"] = offset_j;
     }
@@ -537,17 +542,18 @@ void NvmlMeter::begin(std::string_view window) {
     if (u.seen) {
       // The counter now holds the energy up to the update; what ran between the update and now
       // (this read's tail, no work) is the window's only by the counter: subtracted at the end.
+      // A few ms of a GPU at rest, whose power instant readings measure well.
       double slack_j =
           trapezoid_held_j(u.reads, &PowerSample::power_instant_w, u.at_s, m.begin_t).value_or(0.0);
-      m.begin_note = {"aligned", m.begin_t - u.at_s, slack_j};
+      m.begin_note = {"aligned", m.begin_t - u.at_s, slack_j, "instant power"};
     } else {
-      m.begin_note = {"plain: " + u.failure};
+      m.begin_note = EdgeNote::unaligned("plain: " + u.failure);
     }
     return;
   }
   m.begin_edge = m.read(true);
   m.sampler->add(m.begin_edge);
-  m.begin_note = {"plain"};
+  m.begin_note = EdgeNote::unaligned("plain");
   // The window's clock starts after the edge read, not in its middle: an NVML read takes
   // milliseconds, and timing it as part of the work would charge the meter's own cost to the
   // model (3 % of tok/s for a 0.5B model on the H200). The counter's value is up to one update
@@ -561,19 +567,33 @@ WindowResult NvmlMeter::end() {
   const double end_t = steady_seconds();  // before the edge read: see begin()
   if (m.align) {
     CounterUpdate u = m.wait_for_update();
-    EdgeNote note{"plain: " + u.failure};
+    EdgeNote note = EdgeNote::unaligned("plain: " + u.failure);
     if (u.seen) {
       // The counter holds the energy up to the update, after the work ended: the tail between
-      // is measured by instant power and taken off.
-      double tail_j =
-          trapezoid_held_j(u.reads, &PowerSample::power_instant_w, end_t, u.at_s).value_or(0.0);
-      note = {"aligned", u.at_s - end_t, tail_j};
+      // is taken off at the power the counter itself shows over the next update period. Instant
+      // power (field 186) is cheaper, but on the H200 it misjudged a 40 ms burst by up to ±45 J
+      // where the counter stayed within ~2 J whatever the burst's phase
+      // (bench/meter/counter_phase.py), and a tail starts at such a step.
+      const double tail_s = u.at_s - end_t;
+      CounterUpdate next_period = m.wait_for_update();
+      std::optional<double> next_j;
+      if (next_period.seen && next_period.at_s > u.at_s) {
+        next_j = counter_delta_j(*u.reads.back().energy_mj, *next_period.reads.back().energy_mj);
+      }
+      if (next_j) {
+        note = {"aligned", tail_s, *next_j / (next_period.at_s - u.at_s) * tail_s,
+                "counter over the next update period"};
+      } else {
+        double tail_j =
+            trapezoid_held_j(u.reads, &PowerSample::power_instant_w, end_t, u.at_s).value_or(0.0);
+        note = {"aligned", tail_s, tail_j, "instant power (the counter did not update again)"};
+      }
     }
     return close_window(m, end_t, u.reads.back(), u.reads.front(), note);
   }
   PowerSample edge = m.read(true);
   m.sampler->add(edge);
-  return close_window(m, end_t, edge, edge, {"plain"});
+  return close_window(m, end_t, edge, edge, EdgeNote::unaligned("plain"));
 }
 
 WindowResult NvmlMeter::next(std::string_view window) {
@@ -582,14 +602,14 @@ WindowResult NvmlMeter::next(std::string_view window) {
   const double split_t = steady_seconds();
   PowerSample edge = m.read(true);
   m.sampler->add(edge);
-  WindowResult closed = close_window(m, split_t, edge, edge, {"shared"});
+  WindowResult closed = close_window(m, split_t, edge, edge, EdgeNote::shared(0.0));
   // The same read opens the next window: the two counter differences telescope.
   m.open = true;
   m.window = std::string(window);
   m.pids_begin = m.pids_end;
   m.rapl_begin = m.rapl_end;
   m.begin_edge = edge;
-  m.begin_note = {"shared", 0.0, m.carried_j};
+  m.begin_note = EdgeNote::shared(m.carried_j);
   m.carried_j = 0.0;
   m.begin_t = steady_seconds();
   return closed;
