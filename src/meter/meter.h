@@ -63,9 +63,10 @@ struct MeterOptions {
   double counter_hz = 25.0;  // energy-counter reads by the sampler (≤ hz): ~4 ms CPU each on H200
   std::string nvml_library;  // "" = EC_NVML_LIBRARY or libnvidia-ml.so.1
   std::filesystem::path rapl_root = "/sys/class/powercap";  // CPU energy (reported alongside)
-  // Start each window just after the counter updates and end it at the next update, minus the
-  // energy after the work (from instant power): without this a window's counter figure is off
-  // by up to one update step (~50 J at 500 W on the H200) at each edge. Needs instant power.
+  // Start each window just after the counter updates and end it at the next update after the
+  // work, less the energy outside the work (the tail at the counter's power over the following
+  // period): without this a window's counter figure is off by up to one update step (~50 J at
+  // 500 W on the H200) at each edge. Needs instant power (the start's few ms).
   bool align_counter_edges = true;
 };
 

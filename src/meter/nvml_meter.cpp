@@ -309,8 +309,9 @@ std::unique_ptr<NvmlMeter> NvmlMeter::open(const MeterOptions& options, std::str
   }
   impl->visible_index = index;
   impl->hz = options.hz;
-  // Aligned edges take the energy outside the work off by instant power: without it they would
-  // only move the error, so they need it.
+  // An aligned start takes off the few ms between the update and the work at instant power (and
+  // an end falls back to it when the counter does not update again): no instant power, no
+  // alignment.
   impl->align = options.align_counter_edges && impl->probe.instant;
   if (!options.align_counter_edges) {
     impl->align_off_reason = "turned off (MeterOptions::align_counter_edges)";
@@ -628,9 +629,10 @@ nlohmann::json NvmlMeter::describe() const {
       {"method",
        m.align ? "energy = difference of nvmlDeviceGetTotalEnergyConsumption across the window, "
                  "its edges at counter updates (the window starts just after one and ends at the "
-                 "first after the work; the energy between an update and the work's edge, from "
-                 "instant power, is taken off); cross-check = trapezoid of instant power (field "
-                 "186) sampled by a thread"
+                 "first after the work; the energy between an update and the work's edge is taken "
+                 "off: at the start by instant power, at the end by the counter's power over the "
+                 "next update period); cross-check = trapezoid of instant power (field 186) "
+                 "sampled by a thread"
                : "energy = difference of nvmlDeviceGetTotalEnergyConsumption across the window; "
                  "cross-check = trapezoid of instant power (field 186) sampled by a thread"},
       {"counter_edges", m.align ? "aligned" : "plain: " + m.align_off_reason},
