@@ -15,7 +15,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,9 +28,9 @@
 #include "common/comma_list.h"
 #include "common/copy_ceiling.h"
 #include "core/error.h"
-#include "decode/nvml_energy.h"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/engine.h"
+#include "meter/meter.h"
 #include "model/config.h"
 #include "model/presets.h"
 #include "model/synthetic.h"
@@ -67,9 +70,25 @@ int run(int argc, char** argv) {
   if (formats == "none") return 0;  // only the configs were wanted
   EC_CHECK(engine::cuda::cuda_device_available(), "bench_decode: no CUDA device");
   const double ceiling = copy_ceiling();
-  NvmlEnergy nvml(0);
+  // The tool's own meter: the NVML counter with window edges on its updates (docs/method.md), so a
+  // 256-token window (0.13 s at 0.5B) is not one or two counter steps.
+  meter::MeterOptions meter_options;
+  meter_options.gpu = 0;
+  auto meter = meter::make_best_meter(meter_options);
+  const bool metered = meter->measures_energy();
   std::printf("copy ceiling (read+write) %.0f GB/s; energy: %s\n", ceiling / 1e9,
-              nvml.available() ? "NVML total-energy counter" : nvml.reason().c_str());
+              metered ? "NVML total-energy counter, aligned window edges"
+                      : meter->unavailable_reason().c_str());
+  // One metered window around `work`: its seconds (timed inside the window) and its joules.
+  auto timed = [&](const std::function<void()>& work) {
+    if (metered) meter->begin("decode");
+    const auto t0 = Clock::now();
+    work();
+    const double dt = seconds_since(t0);
+    std::optional<double> joules;
+    if (metered) joules = meter->end().energy_j;
+    return std::make_pair(dt, joules);
+  };
   std::ofstream json;
   if (!json_path.empty()) json.open(json_path);
   std::printf(
@@ -105,26 +124,24 @@ int run(int argc, char** argv) {
         int32_t next = engine::argmax(eng->forward(prompt, false));
         const int32_t first = next;
         eng->synchronize();
-        const auto e0 = nvml.joules();
-        const auto t0 = Clock::now();
-        for (int i = 0; i < tokens; ++i) stepwise[size_t(i)] = next = eng->decode_greedy(next);
-        eng->synchronize();
-        const double dt = seconds_since(t0);
-        const auto e1 = nvml.joules();
+        const auto [dt, e] = timed([&] {
+          for (int i = 0; i < tokens; ++i) stepwise[size_t(i)] = next = eng->decode_greedy(next);
+          eng->synchronize();
+        });
         times.push_back(dt);
-        if (e0 && e1) {
-          joules.push_back(*e1 - *e0);
-          watts.push_back((*e1 - *e0) / dt);
+        if (e) {
+          joules.push_back(*e);
+          watts.push_back(*e / dt);
         }
         eng->reset();
         (void)eng->forward(prompt, false);
         eng->synchronize();
-        const auto e2 = nvml.joules();
-        const auto t1 = Clock::now();
-        eng->decode_greedy_many(first, chained);
-        chained_times.push_back(seconds_since(t1));
-        const auto e3 = nvml.joules();
-        if (e2 && e3) chained_joules.push_back(*e3 - *e2);
+        const auto [chained_dt, chained_e] = timed([&] {
+          eng->decode_greedy_many(first, chained);
+          eng->synchronize();
+        });
+        chained_times.push_back(chained_dt);
+        if (chained_e) chained_joules.push_back(*chained_e);
         // Validation: the chained steps, and every iteration, decode the first iteration's tokens.
         if (it == 0) reference = stepwise;
         for (const auto* got : {&stepwise, &chained}) {
