@@ -36,7 +36,7 @@ TEST(ProtocolWithNvmlMeter, IterationsAreAlignedWindowsSplitAtOneSharedEdge) {
   for (const auto& it : run.iterations) {
     ASSERT_TRUE(it.energy_j.has_value());
     // Aligned outer edges: within a few J of 300 W × the iteration (a counter step is 30 J).
-    EXPECT_NEAR(*it.energy_j, 300.0 * it.seconds, 3.0);
+    EXPECT_NEAR(*it.energy_j, 300.0 * it.seconds, 6.0);
   }
   ASSERT_EQ(run.phases.size(), 2u);
   const auto& prefill = run.phases[0];

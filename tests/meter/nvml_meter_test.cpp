@@ -169,16 +169,16 @@ TEST(NvmlMeter, AlignedEdgesMeasureWellInsideOneCounterStep) {
     sleep_s(s);
     auto w = meter->end();
     ASSERT_TRUE(w.energy_j.has_value());
-    // Only the update placed between two reads 0.5 ms apart is uncertain: ~0.1 J at 300 W, 3 J
-    // if a loaded machine stalls the meter 20 ms between two reads. A step is 30 J.
-    EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, 3.0) << s;
+    // Only the update placed between two reads 0.5 ms apart is uncertain: ~0.1 J at 300 W, 6 J
+    // if a loaded machine stalls the meter 40 ms between two reads. A step is 30 J.
+    EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, 6.0) << s;
     const auto& c = w.telemetry["counter"];
     EXPECT_EQ(c["begin_edge"]["kind"], "aligned");
     EXPECT_EQ(c["end_edge"]["kind"], "aligned");
     double head_s = c["begin_edge"]["offset_s"].get<double>();
     double tail_s = c["end_edge"]["offset_s"].get<double>();
     EXPECT_GE(head_s, 0.0);
-    EXPECT_LT(head_s, 0.01);  // the work starts right after the update is seen
+    EXPECT_LT(head_s, 0.04);  // the work starts right after the update is seen
     EXPECT_GE(tail_s, 0.0);
     EXPECT_LT(tail_s, kPeriod + 0.01);  // and the window closes at the next update
     // What was taken off is the counter's difference less the figure, and it is 300 W × offsets
@@ -210,8 +210,8 @@ TEST(NvmlMeter, PlainEdgesAreOffByUpToACounterStep) {
     EXPECT_LE(error, 300.0 * kPeriod + 0.01);
     worst = std::max(worst, error);
   }
-  // Each window's two edges fall at random phases of the update: five all within the aligned
-  // bound above would be a ~1e-5 coincidence.
+  // Each window's two edges fall at random phases of the update: five all within 3 J (where the
+  // aligned windows typically are within 0.1 J) would be a ~1e-5 coincidence.
   EXPECT_GT(worst, 3.0);
 }
 
@@ -232,7 +232,7 @@ TEST(NvmlMeter, AlignedEndTakesOffTheTailAtTheTailsOwnPower) {
   ASSERT_TRUE(w.energy_j.has_value());
   // The window runs from ~1.0 s; waking late past 1.93 s adds 100 W time.
   double truth = 500.0 * std::min(w.seconds, 0.93) + 100.0 * std::max(0.0, w.seconds - 0.93);
-  EXPECT_NEAR(*w.energy_j, truth, 3.0) << w.telemetry["counter"].dump();
+  EXPECT_NEAR(*w.energy_j, truth, 6.0) << w.telemetry["counter"].dump();
   EXPECT_EQ(w.telemetry["counter"]["end_edge"]["offset_basis"],
             "counter over the next update period");
 }
@@ -242,7 +242,7 @@ TEST(NvmlMeter, AbuttingWindowsShareOneEdge) {
   auto meter = open_meter();
   ASSERT_TRUE(meter);
   meter->begin("prefill");
-  sleep_s(0.03);
+  sleep_s(0.01);
   auto prefill = meter->next("decode");
   EXPECT_THROW(meter->begin("other"), std::runtime_error);  // "decode" is open
   sleep_s(0.41);
@@ -255,12 +255,12 @@ TEST(NvmlMeter, AbuttingWindowsShareOneEdge) {
   // Together they telescope to one aligned window (the split's own read, microseconds here,
   // falls in neither window's seconds).
   ASSERT_TRUE(prefill.energy_j && decode.energy_j);
-  // 30 ms is inside one update: the counter did not move, and what the aligned start takes off
+  // 10 ms is inside one update: the counter did not move, and what the aligned start takes off
   // goes to the decode window instead of making the prefill negative.
   EXPECT_EQ(prefill.telemetry["counter"]["raw_delta_j"].get<double>(), 0.0);
   EXPECT_EQ(*prefill.energy_j, 0.0);
   EXPECT_NEAR(*prefill.energy_j + *decode.energy_j, 300.0 * (prefill.seconds + decode.seconds),
-              3.0);
+              6.0);
   EXPECT_THROW(meter->next("x"), std::runtime_error);  // nothing open
 }
 
