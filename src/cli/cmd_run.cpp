@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <string>
 
+#include "analysis/iteration_spread.h"
 #include "bench/protocol.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
@@ -51,25 +53,35 @@ std::unique_ptr<meter::Meter> choose_meter(const RunFlags& flags, engine::Backen
   return meter::make_best_meter(options);
 }
 
+// The iterations' spread for the summary table (docs/method.md: each is a measurement).
+std::string iteration_cv(const report::DecodeRun& run) {
+  auto cv = analysis::iteration_energy_cv_pct(run);
+  return cv ? fmt::format("{:.2f} %", *cv) : std::string("n/a");
+}
+
 void print_summary(const report::RunRecord& record, const std::string& out) {
   auto energy = [](const report::Results& r) {
     return r.energy_per_token_mj ? fmt::format("{:.2f}", *r.energy_per_token_mj)
                                  : std::string("n/a");
   };
   fmt::print(
-      "| precision | format | tok/s | J/1k tok | vs FP16 | perplexity | KL vs FP16 | top-1 |\n");
-  fmt::print("|---|---|---:|---:|---:|---:|---:|---:|\n");
+      "| precision | format | tok/s | J/1k tok | iteration CV | vs FP16 | perplexity | KL vs FP16 "
+      "| "
+      "top-1 |\n");
+  fmt::print("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   const auto& q = record.quality;
   if (record.baseline) {
     const auto& b = *record.baseline;
-    fmt::print("| {} | {} | {:.1f} | {} | — | {} | — | — |\n", b.engine.precision,
+    fmt::print("| {} | {} | {:.1f} | {} | {} | — | {} | — | — |\n", b.engine.precision,
                b.engine.weight_format, b.results.throughput_tok_s.value_or(0.0), energy(b.results),
+               iteration_cv(b),
                q && q->fp16_perplexity ? fmt::format("{:.4f}", *q->fp16_perplexity) : "n/a");
   }
   const auto& r = record.run;
   fmt::print(
-      "| {} | {} | {:.1f} | {} | {} | {} | {} | {} |\n", r.engine.precision, r.engine.weight_format,
-      r.results.throughput_tok_s.value_or(0.0), energy(r.results),
+      "| {} | {} | {:.1f} | {} | {} | {} | {} | {} | {} |\n", r.engine.precision,
+      r.engine.weight_format, r.results.throughput_tok_s.value_or(0.0), energy(r.results),
+      iteration_cv(r),
       r.results.vs_fp16_energy_pct ? fmt::format("{:+.1f} %", *r.results.vs_fp16_energy_pct)
                                    : "n/a",
       q && q->perplexity ? fmt::format("{:.4f}", *q->perplexity) : "n/a",
