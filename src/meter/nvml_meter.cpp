@@ -573,7 +573,7 @@ WindowResult NvmlMeter::end() {
       // The counter holds the energy up to the update, after the work ended: the tail between
       // is taken off at the power the counter itself shows over the next update period. Instant
       // power (field 186) is cheaper, but on the H200 it misjudged a 40 ms burst by up to ±45 J
-      // where the counter stayed within ~2 J whatever the burst's phase
+      // where the counter stayed within ~3 J of its mean whatever the burst's phase
       // (bench/meter/counter_phase.py), and a tail starts at such a step.
       const double tail_s = u.at_s - end_t;
       CounterUpdate next_period = m.wait_for_update();
