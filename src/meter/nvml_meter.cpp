@@ -45,12 +45,18 @@ constexpr double kAlignReadSpacingS = 0.0005;
 struct EdgeNote {
   std::string kind;          // "aligned", "plain", "shared" or "plain: <why alignment failed>"
   double offset_s = 0.0;     // aligned: time between the counter update and the work's edge
-  double offset_j = 0.0;     // the energy of that time, not the window's work; shared: what the
-                             // previous window could not take off (see close_window)
+  double offset_j = 0.0;     // aligned: the energy of that time, not the window's work
   std::string offset_basis;  // aligned: what measured offset_j
+  double carried_j = 0.0;    // shared: what the previous window could not take off (close_window)
 
-  static EdgeNote unaligned(std::string kind) { return {std::move(kind), 0.0, 0.0, ""}; }
-  static EdgeNote shared(double carried_j) { return {"shared", 0.0, carried_j, ""}; }
+  static EdgeNote aligned(double offset_s, double offset_j, std::string basis) {
+    return {"aligned", offset_s, offset_j, std::move(basis), 0.0};
+  }
+  static EdgeNote unaligned(std::string kind) { return {std::move(kind), 0.0, 0.0, "", 0.0}; }
+  static EdgeNote shared(double carried_j) { return {"shared", 0.0, 0.0, "", carried_j}; }
+
+  // What the window's counter difference holds at this edge beyond the window's work.
+  double taken_off_j() const { return offset_j + carried_j; }
 
   nlohmann::json to_json() const {
     nlohmann::json j = {{"kind", kind}};
@@ -58,8 +64,8 @@ struct EdgeNote {
       j["offset_s"] = offset_s;
       j["offset_j"] = offset_j;
       j["offset_basis"] = offset_basis;
-    } else if (kind == "shared" && offset_j > 0.0) {
-      j["carried_j"] = offset_j;
+    } else if (carried_j > 0.0) {
+      j["carried_j"] = carried_j;
     }
     return j;
   }
@@ -237,7 +243,8 @@ struct NvmlMeter::Impl {
   // the sampler's samples; the others would only inflate the window's sample rate.
   CounterUpdate wait_for_update() const {
     CounterUpdate u;
-    const double deadline = steady_seconds() + kAlignTimeoutPeriods * counter_period_s();
+    const double timeout_s = kAlignTimeoutPeriods * counter_period_s();
+    const double deadline = steady_seconds() + timeout_s;
     // Every read is a full one, like a plain edge's: the edges then carry the slow metrics too
     // (the ~1 ms they add on the H200 only coarsens where the update is placed, and the energy
     // between it and the work's edge is measured either way).
@@ -256,8 +263,7 @@ struct NvmlMeter::Impl {
         break;
       }
       if (steady_seconds() > deadline) {
-        u.failure = fmt::format("the counter did not change within {:.2f} s",
-                                kAlignTimeoutPeriods * counter_period_s());
+        u.failure = fmt::format("the counter did not change within {:.2f} s", timeout_s);
         break;
       }
     }
@@ -368,8 +374,6 @@ WindowResult close_window(NvmlMeter::Impl& m, double end_t, const PowerSample& e
   m.rapl_end = m.rapl.read();
   m.pids_end = m.pids();
   m.poll_driver();
-  const auto& rapl_end = m.rapl_end;
-  const auto& pids_end = m.pids_end;
 
   WindowResult r;
   r.name = m.window;
@@ -398,7 +402,7 @@ WindowResult close_window(NvmlMeter::Impl& m, double end_t, const PowerSample& e
         nvml::return_name(m.begin_edge.energy_mj ? edge.error : m.begin_edge.error));
   } else if (auto delta = counter_delta_j(*m.begin_edge.energy_mj, *edge.energy_mj)) {
     raw_delta_j = *delta;
-    r.energy_j = *delta - m.begin_note.offset_j - end_note.offset_j;
+    r.energy_j = *delta - m.begin_note.taken_off_j() - end_note.taken_off_j();
     // A window shorter than an update (a prefill) that shares its end with the next window may
     // hold less counter energy than its aligned start takes off: the rest is taken off the next
     // window, so the two still add up and neither reads below zero.
@@ -510,7 +514,7 @@ WindowResult close_window(NvmlMeter::Impl& m, double end_t, const PowerSample& e
 
   // Other processes on the device are charged to us: list them.
   std::set<unsigned> seen(m.pids_begin.begin(), m.pids_begin.end());
-  seen.insert(pids_end.begin(), pids_end.end());
+  seen.insert(m.pids_end.begin(), m.pids_end.end());
   unsigned self = static_cast<unsigned>(getpid());
   seen.erase(self);
   tel["gpu_processes"] = std::vector<unsigned>(seen.begin(), seen.end());
@@ -523,7 +527,7 @@ WindowResult close_window(NvmlMeter::Impl& m, double end_t, const PowerSample& e
     tel["nvml_errors"] = errs;
   }
   tel["gpu_lost"] = lost;
-  tel["rapl"] = m.rapl.energy_between(m.rapl_begin, rapl_end);
+  tel["rapl"] = m.rapl.energy_between(m.rapl_begin, m.rapl_end);
   return r;
 }
 
@@ -546,7 +550,7 @@ void NvmlMeter::begin(std::string_view window) {
       // A few ms of a GPU at rest, whose power instant readings measure well.
       double slack_j =
           trapezoid_held_j(u.reads, &PowerSample::power_instant_w, u.at_s, m.begin_t).value_or(0.0);
-      m.begin_note = {"aligned", m.begin_t - u.at_s, slack_j, "instant power"};
+      m.begin_note = EdgeNote::aligned(m.begin_t - u.at_s, slack_j, "instant power");
     } else {
       m.begin_note = EdgeNote::unaligned("plain: " + u.failure);
     }
@@ -582,12 +586,13 @@ WindowResult NvmlMeter::end() {
         next_j = counter_delta_j(*u.reads.back().energy_mj, *next_period.reads.back().energy_mj);
       }
       if (next_j) {
-        note = {"aligned", tail_s, *next_j / (next_period.at_s - u.at_s) * tail_s,
-                "counter over the next update period"};
+        note = EdgeNote::aligned(tail_s, *next_j / (next_period.at_s - u.at_s) * tail_s,
+                                 "counter over the next update period");
       } else {
         double tail_j =
             trapezoid_held_j(u.reads, &PowerSample::power_instant_w, end_t, u.at_s).value_or(0.0);
-        note = {"aligned", tail_s, tail_j, "instant power (the counter did not update again)"};
+        note =
+            EdgeNote::aligned(tail_s, tail_j, "instant power (the counter did not update again)");
       }
     }
     return close_window(m, end_t, u.reads.back(), u.reads.front(), note);
