@@ -81,7 +81,7 @@ void dispatch_rows_bulk(const GemvArgs& a, const GemvConfig& config, cudaStream_
 }
 
 template <class F>
-void dispatch_rows(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   switch (config.pipeline) {
     case GemvPipeline::bulk:
       return dispatch_rows_bulk<F>(a, config, stream);
@@ -93,6 +93,16 @@ void dispatch_rows(const GemvArgs& a, const GemvConfig& config, cudaStream_t str
       return dispatch_rows_pipelined<F, GemvPipeline::registers>(a, config, stream);
   }
   cuda_invalid("gemv: unknown pipeline");
+}
+
+// The kernel of `config` for format F, in F's own policy or, where x is too wide for F's single
+// normalising pass, in HeldWide<F> (gemv_kernel.cuh says why).
+template <class F>
+void dispatch_rows(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  if constexpr (single_pass_loads<F>() < single_pass_loads<HeldWide<F>>()) {
+    if (wants_held_wide<F>(a)) return dispatch_rows_of<HeldWide<F>>(a, config, stream);
+  }
+  dispatch_rows_of<F>(a, config, stream);
 }
 
 }  // namespace ec::engine::cuda::detail

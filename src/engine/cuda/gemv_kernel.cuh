@@ -181,12 +181,38 @@ size_t gemv_shared_bytes(int cols) {
 }
 
 // How many float4 of x (with as many of the gain) each thread holds when stage_x normalises x in
-// one pass: F::kStageLoads / 2, at least 2. With 256 threads that is x up to 4,096 features for
-// f16/bf16 (every preset's hidden size) and 2,048 for the formats that stage x in fp16 (more would
-// cost those kernels registers beside their first weight step).
+// one pass: F::kHeldLoads where the policy says (HeldWide), else F::kStageLoads / 2, at least 2.
+// With 256 threads that is x up to 4,096 features for f16/bf16 (every preset's hidden size) and
+// 2,048 for the formats that stage x in fp16 (HeldWide takes those to 4,096).
 template <class F>
 __host__ __device__ constexpr int single_pass_loads() {
-  return std::max(2, F::kStageLoads / 2);
+  if constexpr (requires { F::kHeldLoads; }) {
+    return F::kHeldLoads;
+  } else {
+    return std::max(2, F::kStageLoads / 2);
+  }
+}
+
+// F with x normalised in one pass up to 4 float4 per thread (4,096 features with 256 threads).
+// The fp16-staging formats hold 2 (single_pass_loads), because holding 4 costs every one of their
+// kernels registers beside the first weight step: at qwen2-0.5b (896 features, where 2 suffice)
+// that was INT8-WO -2.7 % tuned. At qwen2-7b's 3,584 features the one pass made INT8-WO +2.0 % and
+// NF4 +1.5 % (docs/results/cuda-h200-visit16), so dispatch_rows launches this policy where x is
+// too wide for F's own single pass and narrow enough for this one (7B decode, so dispatched:
+// INT8-WO +1.4 %, NF4 +1.6 %; cuda-h200-visit20). Results are bit for bit the same: both passes
+// sum each thread's squares in the same order.
+template <class F>
+struct HeldWide : F {
+  static constexpr int kHeldLoads = 4;
+};
+
+// Whether dispatch_rows runs HeldWide<F> for these arguments: a norm, and x past F's single pass
+// but within HeldWide's.
+template <class F>
+bool wants_held_wide(const GemvArgs& a) {
+  const int count = a.cols / 4;
+  return a.norm != nullptr && count > single_pass_loads<F>() * kGemvThreads &&
+         count <= single_pass_loads<HeldWide<F>>() * kGemvThreads;
 }
 
 // Where the staged x's 16-byte unit u (in x order) lives: unit u / V of weight chunk u / V's
