@@ -65,9 +65,8 @@ void print_summary(const report::RunRecord& record, const std::string& out) {
                                  : std::string("n/a");
   };
   fmt::print(
-      "| precision | format | tok/s | J/1k tok | iteration CV | vs FP16 | perplexity | KL vs FP16 "
-      "| "
-      "top-1 |\n");
+      "| precision | format | tok/s | J/1k tok | iteration CV | vs FP16 | perplexity "
+      "| KL vs FP16 | top-1 |\n");
   fmt::print("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   const auto& q = record.quality;
   if (record.baseline) {
