@@ -5,8 +5,11 @@
 // measured in the same run, and energy from the NVML counter when the meter has it. Then the same
 // tokens again with the steps chained on the device (decode_greedy_many: no host round trip
 // between steps): "chained tok/s" and its ratio to tok/s say what the host's round trip per token
-// costs. Every run of a format must decode the same tokens (greedy decoding is deterministic
-// here); a row that did not says MISMATCH, and the exit status is 1.
+// costs. "× FP16" is a row's tok/s over the same model's FP16 tok/s in this process (FP16 runs
+// first whenever it is listed), and in brackets the ratio of their bytes per token: what the row
+// would reach at FP16's % of copy, the bound a faster kernel alone approaches. Every run of a
+// format must decode the same tokens (greedy decoding is deterministic here); a row that did not
+// says MISMATCH, and the exit status is 1.
 //   bench_decode [--models a,b] [--formats fp16,int8-wo,...] [--tokens 256] [--prompt 16]
 //                [--iters 2] [--json FILE] [--configs-dir DIR]
 
@@ -68,6 +71,10 @@ int run(int argc, char** argv) {
     }
   }
   if (formats == "none") return 0;  // only the configs were wanted
+  // FP16 first, so every other row of its model has the baseline of this process to divide by.
+  std::vector<std::string> format_names = comma_list(formats);
+  std::stable_partition(format_names.begin(), format_names.end(),
+                        [](const std::string& f) { return f == "fp16"; });
   EC_CHECK(engine::cuda::cuda_device_available(), "bench_decode: no CUDA device");
   const double ceiling = copy_ceiling();
   // The tool's own meter: the NVML counter with window edges on its updates (docs/method.md), so a
@@ -92,9 +99,9 @@ int run(int argc, char** argv) {
   std::ofstream json;
   if (!json_path.empty()) json.open(json_path);
   std::printf(
-      "\n| model | format | GB/token | tok/s | GB/s | %% of copy | J/1k tok | avg W | chained "
-      "tok/s "
-      "(× tok/s) | load s | variant |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "\n| model | format | GB/token | tok/s | GB/s | %% of copy | J/1k tok | avg W "
+      "| chained tok/s (× tok/s) | × FP16 (bytes bound) | load s | variant |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   bool failed = false;  // some format decoded different tokens in two runs (reported in its row)
   for (const std::string& name : comma_list(models)) {
     const model::ModelConfig& config = model::preset_or_throw(name);
@@ -104,7 +111,8 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "%s: synthetic weights in %.1f s\n", name.c_str(), gen_s);
     std::vector<int32_t> prompt(static_cast<size_t>(prompt_len));
     for (int i = 0; i < prompt_len; ++i) prompt[size_t(i)] = (i * 7919 + 13) % config.vocab_size;
-    for (const std::string& format_name : comma_list(formats)) {
+    std::optional<std::pair<double, double>> fp16;  // this model's FP16 tok/s and GB/token
+    for (const std::string& format_name : format_names) {
       engine::EngineOptions o;
       o.backend = engine::Backend::cuda;
       o.precision = engine::parse_precision(format_name);
@@ -170,10 +178,19 @@ int run(int argc, char** argv) {
       char jtxt[32] = "n/a", wtxt[32] = "n/a";
       if (j1k >= 0) std::snprintf(jtxt, sizeof jtxt, "%.0f", j1k);
       if (w_avg >= 0) std::snprintf(wtxt, sizeof wtxt, "%.0f", w_avg);
-      std::printf("| %s | %s | %.3f | %.1f | %.0f | %.1f | %s | %s | %.1f (%.3f)%s | %.1f | %s |\n",
-                  name.c_str(), info.precision.c_str(), gb, tps, gbs, 100.0 * gbs * 1e9 / ceiling,
-                  jtxt, wtxt, chained_tps, chained_tps / tps, mismatch.c_str(), load_s,
-                  info.kernel_variant.c_str());
+      if (format_name == "fp16") fp16 = std::make_pair(tps, gb);
+      std::optional<double> x_fp16, x_bytes_bound;
+      if (fp16) {
+        x_fp16 = tps / fp16->first;
+        x_bytes_bound = fp16->second / gb;
+      }
+      const std::string vs_fp16 =
+          fp16 ? fmt::format("{:.3f} ({:.3f})", *x_fp16, *x_bytes_bound) : "n/a";
+      std::printf(
+          "| %s | %s | %.3f | %.1f | %.0f | %.1f | %s | %s | %.1f (%.3f)%s | %s | %.1f | %s |\n",
+          name.c_str(), info.precision.c_str(), gb, tps, gbs, 100.0 * gbs * 1e9 / ceiling, jtxt,
+          wtxt, chained_tps, chained_tps / tps, mismatch.c_str(), vs_fp16.c_str(), load_s,
+          info.kernel_variant.c_str());
       std::fflush(stdout);
       if (json.is_open()) {
         nlohmann::json row = {{"model", name},
@@ -198,6 +215,10 @@ int run(int argc, char** argv) {
                               {"kernel_variant", info.kernel_variant},
                               {"kernel_variant_choice", info.kernel_variant_choice},
                               {"cuda_graph", info.cuda_graph}};
+        // null where no FP16 of this model ran in this process
+        row["x_fp16"] = x_fp16 ? nlohmann::json(*x_fp16) : nlohmann::json();
+        row["x_fp16_bytes_bound"] =
+            x_bytes_bound ? nlohmann::json(*x_bytes_bound) : nlohmann::json();
         json << row.dump() << "\n";
         json.flush();
       }
