@@ -14,7 +14,7 @@ endfunction()
 
 # ec_unity_batches(TARGET N): with EC_UNITY, TARGET's sources are compiled N to a translation unit.
 # Test and command-line sources spend most of their compile time on the same headers (GoogleTest,
-# CLI11, nlohmann::json, header-only fmt): parsed, and their inline functions generated, once per
+# CLI11, nlohmann::json, fmt): parsed, and their inline functions generated, once per
 # batch instead of once per file. A clean build gets faster; an edit recompiles its whole batch.
 function(ec_unity_batches target n)
   if(EC_UNITY)
