@@ -52,9 +52,10 @@ else()
   set(EC_HAVE_HTTPLIB OFF)
 endif()
 
-# fmt: the shared libfmt wherever it may be linked, header-only in the static binary (Debian ships no
-# libfmt.a). Header-only costs every translation unit that includes fmt a compile of fmt's whole
-# implementation: ~5 s each under the hardening preset's sanitizers, over 100 of them in a clean build.
+# fmt: the shared libfmt wherever it may be linked, header-only in the static binary (Debian
+# ships no libfmt.a). Header-only costs every translation unit that includes fmt a compile of
+# fmt's whole implementation: ~5 s each under the hardening preset's sanitizers, and over 100 of
+# them include it in a clean build.
 add_library(ec_fmt INTERFACE)
 if(EC_STATIC)
   target_link_libraries(ec_fmt INTERFACE fmt::fmt-header-only)
