@@ -71,10 +71,12 @@ int run(int argc, char** argv) {
     }
   }
   if (formats == "none") return 0;  // only the configs were wanted
-  // FP16 first, so every other row of its model has the baseline of this process to divide by.
-  std::vector<std::string> format_names = comma_list(formats);
-  std::stable_partition(format_names.begin(), format_names.end(),
-                        [](const std::string& f) { return f == "fp16"; });
+  // FP16 first (however it is spelled), so every other row of its model has the baseline of this
+  // process to divide by.
+  std::vector<engine::Precision> precisions;
+  for (const std::string& f : comma_list(formats)) precisions.push_back(engine::parse_precision(f));
+  std::stable_partition(precisions.begin(), precisions.end(),
+                        [](engine::Precision p) { return p == engine::Precision::fp16; });
   EC_CHECK(engine::cuda::cuda_device_available(), "bench_decode: no CUDA device");
   const double ceiling = copy_ceiling();
   // The tool's own meter: the NVML counter with window edges on its updates (docs/method.md), so a
@@ -112,10 +114,10 @@ int run(int argc, char** argv) {
     std::vector<int32_t> prompt(static_cast<size_t>(prompt_len));
     for (int i = 0; i < prompt_len; ++i) prompt[size_t(i)] = (i * 7919 + 13) % config.vocab_size;
     std::optional<std::pair<double, double>> fp16;  // this model's FP16 tok/s and GB/token
-    for (const std::string& format_name : format_names) {
+    for (const engine::Precision precision : precisions) {
       engine::EngineOptions o;
       o.backend = engine::Backend::cuda;
-      o.precision = engine::parse_precision(format_name);
+      o.precision = precision;
       o.max_context = prompt_len + tokens + 8;
       const auto t_load = Clock::now();
       auto eng = engine::make_engine(weights, o);
@@ -178,7 +180,7 @@ int run(int argc, char** argv) {
       char jtxt[32] = "n/a", wtxt[32] = "n/a";
       if (j1k >= 0) std::snprintf(jtxt, sizeof jtxt, "%.0f", j1k);
       if (w_avg >= 0) std::snprintf(wtxt, sizeof wtxt, "%.0f", w_avg);
-      if (format_name == "fp16") fp16 = std::make_pair(tps, gb);
+      if (precision == engine::Precision::fp16) fp16 = std::make_pair(tps, gb);
       std::optional<double> x_fp16, x_bytes_bound;
       if (fp16) {
         x_fp16 = tps / fp16->first;
