@@ -523,6 +523,36 @@ TEST(CudaGemvChecks, RejectsMisalignedWidths) {
   EXPECT_THROW(gemv(a, GemvConfig{}, nullptr), Error);
 }
 
+// The NF4 kernels index a segment's 32-code chunks in 32 bits: one chunk more is refused by the
+// shape check, before any launch (so the small buffers are never read), naming the segment.
+TEST(CudaGemvChecks, RejectsNf4SegmentsPastThirtyTwoBitChunks) {
+  EC_REQUIRE_CUDA();
+  DeviceBuffer<float> x(64), y(64), scales(64);
+  DeviceBuffer<uint8_t> w(64);
+  for (GemvFormat format : {GemvFormat::nf4, GemvFormat::nf4_dq}) {
+    DeviceBuffer<uint8_t> codes(64);
+    DeviceBuffer<float> map(256);
+    GemvArgs a;
+    a.format = format;
+    a.cols = 1 << 14;  // 512 chunks a row
+    a.x = x.get();
+    a.y = y.get();
+    a.seg[0].w = w.get();
+    a.seg[0].scales = scales.get();
+    a.seg[0].absmax_codes = codes.get();
+    a.seg[0].absmax_map = map.get();
+    a.seg[0].rows = (1 << 23) + 1;  // one row past 2^32 chunks
+    try {
+      gemv(a, GemvConfig{}, nullptr);
+      ADD_FAILURE() << "accepted " << a.seg[0].rows << " rows";
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("segment 0 has 8388609 rows"), std::string::npos) << m;
+      EXPECT_NE(m.find("32 bits"), std::string::npos) << m;
+    }
+  }
+}
+
 // Variants a format does not have are refused with ec::Error before any launch.
 TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   EC_REQUIRE_CUDA();

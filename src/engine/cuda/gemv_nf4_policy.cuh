@@ -130,12 +130,13 @@ struct Nf4Common {
   }
 
   // A chunk of 32 starts at a multiple of 32 of the flattened weight (cols % 32 == 0), so it lies
-  // inside one block of 64.
-  // In chunks of 32: row·(cols/32) + c, which the compiler hoists per row; unsigned, so the
-  // divisions are shifts.
-  __device__ static uint64_t block_of(int row, int cols, int c) {
+  // inside one block of 64: row·(cols/32) + c in chunks, halved. In 32 bits, unsigned (the
+  // division is a shift); gemv() refuses a segment of more than 2^32 chunks. The 64-bit index
+  // took about nine integer instructions per scale load, ~7 % of the 7B gate_up GEMV's (ncu);
+  // in 32 bits that GEMV ran 2-3 % faster alone (docs/results/cuda-h200-visit22).
+  __device__ static uint32_t block_of(int row, int cols, int c) {
     static_assert(quant::kNf4BlockSize == 64, "two chunks of 32 per block");
-    return (static_cast<uint64_t>(row) * static_cast<uint32_t>(cols / 32) +
+    return (static_cast<uint32_t>(row) * static_cast<uint32_t>(cols / 32) +
             static_cast<uint32_t>(c)) >>
            1;
   }
@@ -161,9 +162,9 @@ struct Nf4DqPolicy : Nf4Common<256 * 4> {
   // The absmax byte and its 256-block scale come with the weights; the map lookup waits for the
   // shared-memory table: code[q_b] · scale[b / 256] + offset (quant::Nf4DqTensor::block_absmax).
   __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
-    const uint64_t b = block_of(row, cols, c);
+    const uint32_t b = block_of(row, cols, c);
     return make_float2(__int_as_float(__ldg(s.absmax_codes + b)),
-                       __ldg(s.scales + b / static_cast<uint64_t>(quant::kNf4DqBlockSize)));
+                       __ldg(s.scales + b / static_cast<uint32_t>(quant::kNf4DqBlockSize)));
   }
   __device__ static float scale(float2 raw, const GemvSegment& s, const unsigned char* fsmem) {
     const auto* map = reinterpret_cast<const float*>(fsmem);
