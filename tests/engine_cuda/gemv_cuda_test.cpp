@@ -523,8 +523,9 @@ TEST(CudaGemvChecks, RejectsMisalignedWidths) {
   EXPECT_THROW(gemv(a, GemvConfig{}, nullptr), Error);
 }
 
-// The NF4 kernels index a segment's 32-code chunks in 32 bits: one chunk more is refused by the
-// shape check, before any launch (so the small buffers are never read), naming the segment.
+// The NF4 kernels index a segment's 32-code chunks in 32 bits: a segment of more than 2^32 chunks
+// is refused by the shape check, before any launch (so the small buffers are never read), and the
+// error names the segment.
 TEST(CudaGemvChecks, RejectsNf4SegmentsPastThirtyTwoBitChunks) {
   EC_REQUIRE_CUDA();
   DeviceBuffer<float> x(64), y(64), scales(64);
