@@ -528,11 +528,9 @@ TEST(CudaGemvChecks, RejectsMisalignedWidths) {
 // error names the segment.
 TEST(CudaGemvChecks, RejectsNf4SegmentsPastThirtyTwoBitChunks) {
   EC_REQUIRE_CUDA();
-  DeviceBuffer<float> x(64), y(64), scales(64);
-  DeviceBuffer<uint8_t> w(64);
+  DeviceBuffer<float> x(64), y(64), scales(64), map(256);
+  DeviceBuffer<uint8_t> w(64), codes(64);
   for (GemvFormat format : {GemvFormat::nf4, GemvFormat::nf4_dq}) {
-    DeviceBuffer<uint8_t> codes(64);
-    DeviceBuffer<float> map(256);
     GemvArgs a;
     a.format = format;
     a.cols = 1 << 14;  // 512 chunks a row

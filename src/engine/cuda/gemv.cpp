@@ -63,7 +63,8 @@ void check_args(const GemvArgs& a) {
         a.format != GemvFormat::nf4_dq || (s.absmax_codes != nullptr && s.absmax_map != nullptr),
         "gemv nf4-dq: segment {} lacks absmax codes or the dynamic map", i);
     const bool nf4 = a.format == GemvFormat::nf4 || a.format == GemvFormat::nf4_dq;
-    EC_CHECK(!nf4 || static_cast<uint64_t>(s.rows) * static_cast<uint64_t>(a.cols / 32) <=
+    const auto chunks_per_row = static_cast<uint64_t>(a.cols / vector_width(a.format));
+    EC_CHECK(!nf4 || static_cast<uint64_t>(s.rows) * chunks_per_row <=
                          uint64_t{std::numeric_limits<uint32_t>::max()} + 1,
              "gemv {}: segment {} has {} rows of {} codes; the kernel indexes the 32-code chunks "
              "of a segment in 32 bits (at most 2^32 of them)",
