@@ -48,12 +48,29 @@ struct EdgeNote {
   double offset_j = 0.0;     // aligned: the energy of that time, not the window's work
   std::string offset_basis;  // aligned: what measured offset_j
   double carried_j = 0.0;    // shared: what the previous window could not take off (close_window)
+  // aligned: the span from the start of the counter read that still saw the old value to the end
+  // of the one that saw the new (the update lies inside it; it is placed at the middle of the two
+  // reads), and at an end edge the same for the next update, whose
+  // spacing from this one gives the tail's power. A loaded machine that stalls the meter between
+  // two reads widens them: they bound how far the offset can be off.
+  double update_bracket_s = 0.0;
+  std::optional<double> next_update_bracket_s;
 
-  static EdgeNote aligned(double offset_s, double offset_j, std::string basis) {
-    return {"aligned", offset_s, offset_j, std::move(basis), 0.0};
+  static EdgeNote aligned(double offset_s, double offset_j, std::string basis,
+                          double update_bracket_s,
+                          std::optional<double> next_update_bracket_s = {}) {
+    return {"aligned",
+            offset_s,
+            offset_j,
+            std::move(basis),
+            0.0,
+            update_bracket_s,
+            next_update_bracket_s};
   }
-  static EdgeNote unaligned(std::string kind) { return {std::move(kind), 0.0, 0.0, "", 0.0}; }
-  static EdgeNote shared(double carried_j) { return {"shared", 0.0, 0.0, "", carried_j}; }
+  static EdgeNote unaligned(std::string kind) {
+    return {std::move(kind), 0.0, 0.0, "", 0.0, 0.0, {}};
+  }
+  static EdgeNote shared(double carried_j) { return {"shared", 0.0, 0.0, "", carried_j, 0.0, {}}; }
 
   // What the window's counter difference holds at this edge beyond the window's work.
   double taken_off_j() const { return offset_j + carried_j; }
@@ -64,6 +81,8 @@ struct EdgeNote {
       j["offset_s"] = offset_s;
       j["offset_j"] = offset_j;
       j["offset_basis"] = offset_basis;
+      j["update_bracket_s"] = update_bracket_s;
+      if (next_update_bracket_s) j["next_update_bracket_s"] = *next_update_bracket_s;
     } else if (carried_j > 0.0) {
       j["carried_j"] = carried_j;
     }
@@ -74,9 +93,10 @@ struct EdgeNote {
 // The reads of one aligned edge: the counter read until its value changed.
 struct CounterUpdate {
   std::vector<PowerSample> reads;
-  bool seen = false;    // the last read holds a new value
-  double at_s = 0.0;    // when it changed: between the last two counter reads, taken as the middle
-  std::string failure;  // why no change was seen
+  bool seen = false;  // the last read holds a new value
+  double at_s = 0.0;  // when it changed: between the last two counter reads, taken as the middle
+  double bracket_s = 0.0;  // from the start of the first of those reads to the end of the second
+  std::string failure;     // why no change was seen
 };
 
 nlohmann::json stats(const std::vector<double>& v) {
@@ -177,7 +197,9 @@ struct NvmlMeter::Impl {
     if (counter) {
       double counter_before = steady_seconds();
       auto energy = lib->total_energy_mj(dev);
-      s.energy_t_s = 0.5 * (counter_before + steady_seconds());
+      double counter_after = steady_seconds();
+      s.energy_t_s = 0.5 * (counter_before + counter_after);
+      s.energy_read_s = counter_after - counter_before;
       note(s, energy.code);
       s.energy_mj = energy.value;
     }
@@ -259,7 +281,10 @@ struct NvmlMeter::Impl {
       if (!s.energy_mj) break;
       if (*s.energy_mj != *first) {
         u.seen = true;
-        u.at_s = 0.5 * (u.reads[u.reads.size() - 2].energy_t_s + s.energy_t_s);
+        const PowerSample& before = u.reads[u.reads.size() - 2];
+        u.at_s = 0.5 * (before.energy_t_s + s.energy_t_s);
+        u.bracket_s = (s.energy_t_s + 0.5 * s.energy_read_s) -
+                      (before.energy_t_s - 0.5 * before.energy_read_s);
         break;
       }
       if (steady_seconds() > deadline) {
@@ -550,7 +575,7 @@ void NvmlMeter::begin(std::string_view window) {
       // A few ms of a GPU at rest, whose power instant readings measure well.
       double slack_j =
           trapezoid_held_j(u.reads, &PowerSample::power_instant_w, u.at_s, m.begin_t).value_or(0.0);
-      m.begin_note = EdgeNote::aligned(m.begin_t - u.at_s, slack_j, "instant power");
+      m.begin_note = EdgeNote::aligned(m.begin_t - u.at_s, slack_j, "instant power", u.bracket_s);
     } else {
       m.begin_note = EdgeNote::unaligned("plain: " + u.failure);
     }
@@ -587,12 +612,13 @@ WindowResult NvmlMeter::end() {
       }
       if (next_j) {
         note = EdgeNote::aligned(tail_s, *next_j / (next_period.at_s - u.at_s) * tail_s,
-                                 "counter over the next update period");
+                                 "counter over the next update period", u.bracket_s,
+                                 next_period.bracket_s);
       } else {
         double tail_j =
             trapezoid_held_j(u.reads, &PowerSample::power_instant_w, end_t, u.at_s).value_or(0.0);
-        note =
-            EdgeNote::aligned(tail_s, tail_j, "instant power (the counter did not update again)");
+        note = EdgeNote::aligned(tail_s, tail_j, "instant power (the counter did not update again)",
+                                 u.bracket_s);
       }
     }
     return close_window(m, end_t, u.reads.back(), u.reads.front(), note);

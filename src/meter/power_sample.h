@@ -13,6 +13,7 @@ struct PowerSample {
   std::optional<double> memory_power_w;         // field 186 (else 185), scope MEMORY
   std::optional<unsigned long long> energy_mj;  // total energy counter
   double energy_t_s = 0.0;                      // when it was read (the middle of that call)
+  double energy_read_s = 0.0;                   // how long that call took
   std::optional<unsigned> sm_clock_mhz;         // slow metrics: read every few samples
   std::optional<unsigned> mem_clock_mhz;
   std::optional<unsigned> temperature_c;

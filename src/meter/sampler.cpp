@@ -19,9 +19,27 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Wakes the thread early on stop(); one per process is enough (stop is rare).
-std::mutex g_wake_mutex;
-std::condition_variable g_wake;
+class SteadyClock final : public SamplerClock {
+ public:
+  double now() override { return steady_seconds(); }
+  void wait_until(double t, const std::atomic<bool>& stop) override {
+    using clock = std::chrono::steady_clock;
+    const auto deadline = clock::time_point(
+        std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(t)));
+    std::unique_lock lock(wake_mutex_);
+    wake_.wait_until(lock, deadline, [&] { return stop.load(); });
+  }
+  void wake() override {
+    // Taking the mutex orders the caller's stop flag before the waiter's predicate check.
+    { std::lock_guard lock(wake_mutex_); }
+    wake_.notify_all();
+  }
+
+ private:
+  // One per process is enough: stop is rare.
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+};
 
 }  // namespace
 
@@ -29,11 +47,18 @@ double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-Sampler::Sampler(ReadFn read, double hz, int slow_every, std::function<void(long)> side)
+SamplerClock& steady_sampler_clock() {
+  static SteadyClock clock;
+  return clock;
+}
+
+Sampler::Sampler(ReadFn read, double hz, int slow_every, std::function<void(long)> side,
+                 SamplerClock& clock)
     : read_(std::move(read)),
       hz_(hz),
       slow_every_(std::max(1, slow_every)),
-      side_(std::move(side)) {
+      side_(std::move(side)),
+      clock_(clock) {
   EC_CHECK(hz > 0.0 && hz <= 10000.0, "meter: sample rate {} Hz is outside (0, 10000]", hz);
 }
 
@@ -48,11 +73,8 @@ void Sampler::start() {
 }
 
 void Sampler::stop() {
-  {
-    std::lock_guard lock(g_wake_mutex);
-    stop_ = true;
-  }
-  g_wake.notify_all();
+  stop_ = true;
+  clock_.wake();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -83,10 +105,8 @@ std::vector<PowerSample> Sampler::all() const {
 }
 
 void Sampler::run() {
-  using clock = std::chrono::steady_clock;
-  const auto period =
-      std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(1.0 / hz_));
-  const auto start = clock::now();
+  const double period = 1.0 / hz_;
+  const double start = clock_.now();
   long k = 0;
   long reads = 0;
   while (!stop_) {
@@ -100,15 +120,13 @@ void Sampler::run() {
     cpu_seconds_ = thread_cpu_seconds();
     // Next slot on the fixed grid; slots already past are skipped and counted, never squeezed in.
     long next = k + 1;
-    auto now = clock::now();
-    long due = static_cast<long>((now - start) / period) + 1;
+    long due = static_cast<long>(std::floor((clock_.now() - start) / period)) + 1;
     if (due > next) {
       missed_ += due - next;
       next = due;
     }
     k = next;
-    std::unique_lock lock(g_wake_mutex);
-    g_wake.wait_until(lock, start + k * period, [this] { return stop_.load(); });
+    clock_.wait_until(start + static_cast<double>(k) * period, stop_);
   }
   cpu_seconds_ = thread_cpu_seconds();
 }

@@ -14,12 +14,27 @@ namespace ec::meter {
 // Steady-clock now, in seconds; the time base of every PowerSample.
 double steady_seconds();
 
+// Where a sampler reads the time and waits for its next slot. The steady clock in the product; a
+// test's own clock makes the schedule's logic checkable without depending on the machine's load.
+class SamplerClock {
+ public:
+  virtual ~SamplerClock() = default;
+  virtual double now() = 0;  // seconds
+  // Returns at `t`, or as soon as `stop` is true once wake() has been called.
+  virtual void wait_until(double t, const std::atomic<bool>& stop) = 0;
+  virtual void wake() = 0;
+};
+
+// The steady clock (steady_seconds()).
+SamplerClock& steady_sampler_clock();
+
 class Sampler {
  public:
   // read(slow): one sample; slow is true on every `slow_every`-th tick (clocks, temperature).
   // every_tick(): optional side task run after each tick (e.g. draining the driver's buffer).
   using ReadFn = std::function<PowerSample(bool slow)>;
-  Sampler(ReadFn read, double hz, int slow_every = 1, std::function<void(long tick)> side = {});
+  Sampler(ReadFn read, double hz, int slow_every = 1, std::function<void(long tick)> side = {},
+          SamplerClock& clock = steady_sampler_clock());
   ~Sampler();
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
@@ -46,6 +61,7 @@ class Sampler {
   double hz_;
   int slow_every_;
   std::function<void(long)> side_;
+  SamplerClock& clock_;
   mutable std::mutex mutex_;
   std::vector<PowerSample> samples_;
   std::thread thread_;

@@ -56,6 +56,7 @@ WindowResult sum_windows(const std::string& name, const std::vector<WindowResult
   // at aligned ones (between an update and the work): the phase's audit trail.
   std::map<std::string, int> edge_kinds;
   double edge_offset_j = 0.0;
+  double widest_bracket_s = 0.0;  // how far the least well placed counter update could be off
   std::set<std::string> reasons;
   std::set<unsigned> processes;
   std::map<std::string, int> nvml_errors;
@@ -71,6 +72,9 @@ WindowResult sum_windows(const std::string& name, const std::vector<WindowResult
         const auto& edge = (*counter)[side];
         ++edge_kinds[edge.value("kind", std::string("?"))];
         edge_offset_j += edge.value("offset_j", 0.0);
+        for (const char* bracket : {"update_bracket_s", "next_update_bracket_s"}) {
+          widest_bracket_s = std::max(widest_bracket_s, edge.value(bracket, 0.0));
+        }
       }
     }
     if (t.value("short_window", false)) ++short_windows;
@@ -120,7 +124,9 @@ WindowResult sum_windows(const std::string& name, const std::vector<WindowResult
     tel["counter_vs_cross_check_pct"] = (*total.cross_check_energy_j / *total.energy_j - 1.0) * 100;
   }
   if (!edge_kinds.empty()) {
-    tel["counter_edges"] = {{"kinds", edge_kinds}, {"offset_j", edge_offset_j}};
+    tel["counter_edges"] = {{"kinds", edge_kinds},
+                            {"offset_j", edge_offset_j},
+                            {"widest_update_bracket_s", widest_bracket_s}};
   }
   for (const char* path : {"/temperature_c", "/sm_clock_mhz", "/mem_clock_mhz", "/power_w/instant",
                            "/power_w/memory", "/power_w/usage_1s_average"}) {

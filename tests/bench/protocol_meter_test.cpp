@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "meter/fake_nvml_env.h"
 #include "meter/nvml_meter.h"
 
@@ -33,14 +35,21 @@ TEST(ProtocolWithNvmlMeter, IterationsAreAlignedWindowsSplitAtOneSharedEdge) {
 
   const auto& run = record.run;
   ASSERT_EQ(run.iterations.size(), 3u);
-  for (const auto& it : run.iterations) {
-    ASSERT_TRUE(it.energy_j.has_value());
-    // Aligned outer edges: within a few J of 300 W × the iteration (a counter step is 30 J).
-    EXPECT_NEAR(*it.energy_j, 300.0 * it.seconds, 6.0);
-  }
   ASSERT_EQ(run.phases.size(), 2u);
   const auto& prefill = run.phases[0];
   const auto& decode = run.phases[1];
+  // Aligned outer edges: 300 W × the iteration, to within where the meter placed the three
+  // counter updates that bound it (the start's, the end's and the next, for the tail's power; a
+  // tail spans at most ~2 update periods): ~1 J on a quiet machine, a counter step is 30 J.
+  double bracket_s = 0.0;
+  for (const auto* phase : {&prefill, &decode}) {
+    bracket_s = std::max(
+        bracket_s, phase->telemetry["counter_edges"]["widest_update_bracket_s"].get<double>());
+  }
+  for (const auto& it : run.iterations) {
+    ASSERT_TRUE(it.energy_j.has_value());
+    EXPECT_NEAR(*it.energy_j, 300.0 * it.seconds, 300.0 * 5.0 * bracket_s + 0.05);
+  }
   EXPECT_EQ(prefill.name, "prefill");
   EXPECT_EQ(decode.name, "decode");
   // Each iteration: prefill opens aligned and closes at the shared edge the decode opens at.

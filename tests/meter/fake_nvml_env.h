@@ -1,6 +1,8 @@
 // Points the meter at the fake libnvidia-ml with a JSON script for the length of a test.
 #pragma once
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -68,6 +70,15 @@ class FakeNvml {
     write_file_atomic(script_path_, script.dump());
   }
   const std::string& library() const { return library_; }
+  // When the fake's scripted time began (nvmlInit), in steady-clock seconds; needs the meter open.
+  double epoch_steady_s() const {
+    void* handle = dlopen(library_.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (handle == nullptr) return 0.0;
+    auto epoch = reinterpret_cast<double (*)()>(dlsym(handle, "fakeNvmlEpochSteadySeconds"));
+    double t = epoch != nullptr ? epoch() : 0.0;
+    dlclose(handle);
+    return t;
+  }
 
  private:
   ScratchDir dir_;

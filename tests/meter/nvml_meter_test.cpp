@@ -11,6 +11,8 @@
 #include "meter/fake_nvml_env.h"
 #include "meter/idle_baseline.h"
 #include "meter/meter.h"
+#include "meter/sampler.h"
+#include "support/scheduling_delay.h"
 
 namespace ec::meter {
 namespace {
@@ -54,29 +56,66 @@ void sleep_s(double s) {
 // The counter moves in steps of P × period: a window's counter figure is within one step.
 constexpr double kPeriod = 0.1;
 
+// How far a window's aligned figure at `watts` can be off because of where the meter placed the
+// counter updates, from the brackets it reports: the start's update shifts the head, the end's
+// shifts the tail and, with the next update's, the tail's power (scaled by how many update
+// periods the tail spans). On a quiet machine a bracket is ~1 ms; a loaded one that stalls the
+// meter between two reads widens it, and the tolerance with it. Plain and shared edges add 0.
+double placement_tolerance_j(const WindowResult& w, double watts) {
+  const auto& c = w.telemetry["counter"];
+  const auto& b = c["begin_edge"];
+  const auto& e = c["end_edge"];
+  const double begin_s = b.value("update_bracket_s", 0.0);
+  const double end_s = e.value("update_bracket_s", 0.0);
+  const double next_s = e.value("next_update_bracket_s", 0.0);
+  const double periods = std::max(1.0, e.value("offset_s", 0.0) / (kPeriod - end_s - next_s));
+  // + counter and power rounding (1 mJ, 1 mW per read).
+  return watts * (begin_s + end_s + periods * (end_s + next_s)) + 0.05;
+}
+
+// The widest gap between two consecutive samples in [t0, t1] that carry `field`.
+double widest_gap_s(const std::vector<PowerSample>& samples,
+                    std::optional<double> PowerSample::*field, double t0, double t1) {
+  double widest = 0.0;
+  std::optional<double> last;
+  for (const auto& s : samples) {
+    if (!(s.*field) || s.t_s < t0 || s.t_s > t1) continue;
+    if (last) widest = std::max(widest, s.t_s - *last);
+    last = s.t_s;
+  }
+  return widest;
+}
+
 TEST(NvmlMeter, ConstantPowerIntegratesExactly) {
   FakeNvml fake(script(device()));
   auto meter = open_meter();
   ASSERT_TRUE(meter);
   EXPECT_TRUE(meter->measures_energy());
+  double before = steady_seconds();
   meter->begin("decode");
   sleep_s(2.0);
   auto w = meter->end();
+  double after = steady_seconds();
   EXPECT_EQ(w.name, "decode");
-  EXPECT_NEAR(w.seconds, 2.0, 0.2);
+  EXPECT_GE(w.seconds, 2.0);
+  EXPECT_LE(w.seconds, after - before);
   ASSERT_TRUE(w.energy_j.has_value());
   EXPECT_EQ(w.energy_source, "nvml_total_energy_counter");
-  EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, 300.0 * kPeriod + 0.01);
+  // Aligned edges: within what the update placements allow, well inside a 30 J counter step.
+  const double tolerance_j = placement_tolerance_j(w, 300.0);
+  EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, tolerance_j) << w.telemetry["counter"].dump();
   ASSERT_TRUE(w.cross_check_energy_j.has_value());
   EXPECT_EQ(w.cross_check_source, "nvml_power_instant_trapezoid");
   // Constant power: the trapezoid is exact up to mW rounding.
   EXPECT_NEAR(*w.cross_check_energy_j, 300.0 * w.seconds, 1e-6);
-  EXPECT_NEAR(*w.avg_power_w, 300.0, 300.0 * kPeriod / w.seconds + 0.01);
+  EXPECT_NEAR(*w.avg_power_w, 300.0, tolerance_j / w.seconds);
   const auto& t = w.telemetry;
   EXPECT_NEAR(t["counter_vs_cross_check_pct"].get<double>(), 0.0,
-              100.0 * kPeriod / w.seconds + 0.1);
+              100.0 * tolerance_j / (300.0 * w.seconds - tolerance_j));
   EXPECT_FALSE(t["short_window"].get<bool>());
-  EXPECT_GT(t["samples"].get<int>(), 100);  // 100 Hz target, a loaded CI box still gets > 50 Hz
+  // The sampler ran through the window (its schedule's logic is Sampler's test; how many slots a
+  // loaded machine lets it take is not this test's business).
+  EXPECT_GT(t["samples"].get<int>(), 10);
   EXPECT_NEAR(t["power_w"]["memory"]["mean"].get<double>(), 34.0, 1e-9);
   EXPECT_NEAR(t["power_w"]["instant"]["mean"].get<double>(), 300.0, 1e-9);
   EXPECT_EQ(t["sm_clock_mhz"]["max"].get<double>(), 1980.0);
@@ -96,21 +135,33 @@ TEST(NvmlMeter, OriginalMethodReadsLowOnABurstAndInstantPowerDoesNot) {
   // 100 W idle, a 0.8 s burst at 500 W from t = 1.0 s; the window ends at t ≈ 2.0 s.
   json power = json::array({{0, 100}, {1.0, 100}, {1.0, 500}, {1.8, 500}, {1.8, 100}});
   FakeNvml fake(script(device({{"power", power}})));
-  auto opened = std::chrono::steady_clock::now();  // the fake's clock starts inside open()
   auto meter = open_meter();
   ASSERT_TRUE(meter);
+  const double epoch = fake.epoch_steady_s();  // the fake's time 0
+  ASSERT_GT(epoch, 0.0);
   meter->begin("burst");
-  std::this_thread::sleep_until(opened + std::chrono::milliseconds(2000));
+  ASSERT_LT(steady_seconds() - epoch, 1.0);  // the window holds the whole burst
+  sleep_s(2.0 - (steady_seconds() - epoch));
+  const double end_from = steady_seconds() - epoch;
   auto w = meter->end();
+  const double end_to = steady_seconds() - epoch;
   double truth = 100.0 * w.seconds + 400.0 * 0.8;
   ASSERT_TRUE(w.energy_j && w.cross_check_energy_j);
-  EXPECT_NEAR(*w.energy_j, truth, 100.0 * kPeriod + 0.01);
-  // Two 400 W steps each cost at most half a sample interval of error; allow for CI jitter.
-  EXPECT_NEAR(*w.cross_check_energy_j, truth, 0.02 * truth);
-  // The 1 s moving average smears the burst past the window's end: ≈ 392 J of 520 J.
+  EXPECT_NEAR(*w.energy_j, truth, placement_tolerance_j(w, 500.0) + 100.0 * kPeriod);
+  // Each 400 W step costs at most half the gap between the samples around it.
+  auto samples = meter->samples();
+  double gap = widest_gap_s(samples, &PowerSample::power_instant_w, epoch, epoch + end_to);
+  EXPECT_NEAR(*w.cross_check_energy_j, truth, 400.0 * gap + 0.05);
+  // The 1 s moving average smears the burst past the window's end: at an end t1 in [2.0, 2.8]
+  // the window misses 400 W × (2.8 − t1)² / 2 of it (128 J of 510 J at t1 = 2.0). The end's
+  // time is known to [end_from, end_to]; the trapezoid of the ~10 Hz average is off by at most
+  // 400 W/s × gap² / 8 at each of its four kinks.
+  auto missed = [](double t1) { return 200.0 * std::pow(std::clamp(2.8 - t1, 0.0, 0.8), 2); };
+  double usage_gap = widest_gap_s(samples, &PowerSample::power_usage_w, epoch, epoch + end_to);
+  double slack = 200.0 * usage_gap * usage_gap + 0.05;
   double original = w.telemetry["power_usage_trapezoid_j"].get<double>();
-  EXPECT_LT(original, 0.85 * truth);
-  EXPECT_GT(original, 0.65 * truth);
+  EXPECT_LE(original, truth - missed(end_to) + slack);
+  EXPECT_GE(original, truth - missed(end_from) - slack);
 }
 
 TEST(NvmlMeter, DetectsTheCounterUpdatePeriod) {
@@ -120,7 +171,21 @@ TEST(NvmlMeter, DetectsTheCounterUpdatePeriod) {
   sleep_s(1.6);
   auto d = meter->describe();
   EXPECT_TRUE(d["counter_update_period_detected"].get<bool>());
-  EXPECT_NEAR(d["counter_update_period_s"].get<double>(), 0.25, 0.03);
+  // The period is the mean spacing of the changes seen, each placed between two counter reads:
+  // the first and last placements bound its error.
+  auto samples = meter->samples();
+  double gap = widest_gap_s(samples, &PowerSample::power_instant_w, 0.0, 1e300);
+  double read_gap = 0.0;
+  std::optional<double> last;
+  for (const auto& s : samples) {
+    if (!s.energy_mj) continue;
+    if (last) read_gap = std::max(read_gap, s.energy_t_s - *last);
+    last = s.energy_t_s;
+  }
+  int changes = d["counter_update_interval_s"]["changes"].get<int>();
+  ASSERT_GE(changes, 3);
+  EXPECT_NEAR(d["counter_update_period_s"].get<double>(), 0.25,
+              std::max(gap, read_gap) / changes + 0.005);
 }
 
 TEST(NvmlMeter, FlagsWindowsShorterThanThreeCounterUpdates) {
@@ -128,8 +193,8 @@ TEST(NvmlMeter, FlagsWindowsShorterThanThreeCounterUpdates) {
   auto meter = open_meter();
   ASSERT_TRUE(meter);
   meter->begin("prefill");
-  sleep_s(0.12);
-  auto w = meter->end();
+  auto w = meter->end();  // two statements apart: far below three 0.1 s updates
+  ASSERT_LT(w.seconds, 3 * kPeriod);
   EXPECT_TRUE(w.telemetry["short_window"].get<bool>());
   EXPECT_NE(w.telemetry["warning"].get<std::string>().find("fewer than 3 counter updates"),
             std::string::npos);
@@ -139,20 +204,33 @@ TEST(NvmlMeter, FlagsWindowsShorterThanThreeCounterUpdates) {
 TEST(NvmlMeter, WindowsAreSeparateAndMustAlternate) {
   json power = json::array({{0, 200}, {0.6, 200}, {0.6, 400}});
   FakeNvml fake(script(device({{"power", power}})));
-  auto opened = std::chrono::steady_clock::now();
   auto meter = open_meter();
   ASSERT_TRUE(meter);
+  const double epoch = fake.epoch_steady_s();
+  ASSERT_GT(epoch, 0.0);
   meter->begin("a");
   EXPECT_THROW(meter->begin("b"), std::runtime_error);
-  std::this_thread::sleep_until(opened + std::chrono::milliseconds(550));
+  sleep_s(0.45 - (steady_seconds() - epoch));
   auto a = meter->end();
+  const double a_ended = steady_seconds() - epoch;
   EXPECT_THROW(meter->end(), std::runtime_error);
-  std::this_thread::sleep_until(opened + std::chrono::milliseconds(700));
+  sleep_s(0.75 - (steady_seconds() - epoch));
+  const double b_begins = steady_seconds() - epoch;
   meter->begin("b");
   sleep_s(0.5);
   auto b = meter->end();
-  EXPECT_NEAR(*a.cross_check_energy_j / a.seconds, 200.0, 1e-6);
-  EXPECT_NEAR(*b.cross_check_energy_j / b.seconds, 400.0, 1e-6);
+  // Each window sees only its own side of the step at 0.6 s (checked where the machine let the
+  // windows fall on their side of it; where it did not, between the two powers).
+  double a_power = *a.cross_check_energy_j / a.seconds;
+  double b_power = *b.cross_check_energy_j / b.seconds;
+  if (a_ended <= 0.6) {
+    EXPECT_NEAR(a_power, 200.0, 1e-6);
+  } else {
+    EXPECT_GE(a_power, 200.0 - 1e-6);
+    EXPECT_LT(a_power, 400.0);
+  }
+  ASSERT_GE(b_begins, 0.6);
+  EXPECT_NEAR(b_power, 400.0, 1e-6);
 }
 
 // Windows of lengths that are no multiple of the 0.1 s update period, at constant 300 W: each
@@ -164,23 +242,28 @@ TEST(NvmlMeter, AlignedEdgesMeasureWellInsideOneCounterStep) {
   auto meter = open_meter();
   ASSERT_TRUE(meter);
   EXPECT_EQ(meter->describe()["counter_edges"], "aligned");
+  ec::test::SchedulingDelay delay;
   for (double s : kOddWindowsS) {
     meter->begin("decode");
     sleep_s(s);
     auto w = meter->end();
     ASSERT_TRUE(w.energy_j.has_value());
-    // Only the update placed between two reads 0.5 ms apart is uncertain: ~0.1 J at 300 W, 6 J
-    // if a loaded machine stalls the meter 40 ms between two reads. A step is 30 J.
-    EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, 6.0) << s;
+    // Only the placement of the updates is uncertain: ~0.3 J at 300 W with reads 0.5 ms apart,
+    // more when a loaded machine stalls the meter between two reads. A step is 30 J.
+    EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, placement_tolerance_j(w, 300.0))
+        << s << " " << w.telemetry["counter"].dump();
     const auto& c = w.telemetry["counter"];
     EXPECT_EQ(c["begin_edge"]["kind"], "aligned");
     EXPECT_EQ(c["end_edge"]["kind"], "aligned");
     double head_s = c["begin_edge"]["offset_s"].get<double>();
     double tail_s = c["end_edge"]["offset_s"].get<double>();
+    // The work starts right after the update is seen and the window closes at the next update:
+    // late only by the bracket and by how late this machine was seen to run a thread.
+    const double late_s = delay.worst_s() + 0.005;
     EXPECT_GE(head_s, 0.0);
-    EXPECT_LT(head_s, 0.04);  // the work starts right after the update is seen
+    EXPECT_LT(head_s, c["begin_edge"]["update_bracket_s"].get<double>() + late_s);
     EXPECT_GE(tail_s, 0.0);
-    EXPECT_LT(tail_s, kPeriod + 0.01);  // and the window closes at the next update
+    EXPECT_LT(tail_s, kPeriod + c["end_edge"]["update_bracket_s"].get<double>() + late_s);
     // What was taken off is the counter's difference less the figure, and it is 300 W × offsets
     // (the tail's power from the counter's next period, whose two updates are each placed to
     // ~0.5 ms: ~1 % of 300 W, more when a loaded machine stalls the meter; an offset is ≤ 30 J).
@@ -188,7 +271,7 @@ TEST(NvmlMeter, AlignedEdgesMeasureWellInsideOneCounterStep) {
     EXPECT_NEAR(off_j,
                 c["begin_edge"]["offset_j"].get<double>() + c["end_edge"]["offset_j"].get<double>(),
                 1e-9);
-    EXPECT_NEAR(off_j, 300.0 * (head_s + tail_s), 3.0);
+    EXPECT_NEAR(off_j, 300.0 * (head_s + tail_s), placement_tolerance_j(w, 300.0));
     EXPECT_EQ(c["begin_edge"]["offset_basis"], "instant power");
     EXPECT_EQ(c["end_edge"]["offset_basis"], "counter over the next update period");
   }
@@ -201,6 +284,7 @@ TEST(NvmlMeter, PlainEdgesAreOffByUpToACounterStep) {
   EXPECT_EQ(meter->describe()["counter_edges"],
             "plain: turned off (MeterOptions::align_counter_edges)");
   double worst = 0.0;
+  ec::test::SchedulingDelay delay;
   for (double s : kOddWindowsS) {
     meter->begin("decode");
     sleep_s(s);
@@ -208,7 +292,8 @@ TEST(NvmlMeter, PlainEdgesAreOffByUpToACounterStep) {
     ASSERT_TRUE(w.energy_j.has_value());
     EXPECT_EQ(w.telemetry["counter"]["end_edge"]["kind"], "plain");
     double error = std::abs(*w.energy_j - 300.0 * w.seconds);
-    EXPECT_LE(error, 300.0 * kPeriod + 0.01);
+    // A step, and whatever a stalled edge read adds outside the window's seconds.
+    EXPECT_LE(error, 300.0 * (kPeriod + delay.worst_s()) + 0.01);
     worst = std::max(worst, error);
   }
   // Each window's two edges fall at random phases of the update: five all within 3 J (where the
@@ -223,17 +308,28 @@ TEST(NvmlMeter, AlignedEndTakesOffTheTailAtTheTailsOwnPower) {
   // 28 J too much.
   json power = json::array({{0, 100}, {1.0, 100}, {1.0, 500}, {1.93, 500}, {1.93, 100}});
   FakeNvml fake(script(device({{"power", power}})));
-  auto opened = std::chrono::steady_clock::now();  // the fake's clock starts inside open()
   auto meter = open_meter();
   ASSERT_TRUE(meter);
-  std::this_thread::sleep_until(opened + std::chrono::milliseconds(920));
+  const double epoch = fake.epoch_steady_s();
+  ASSERT_GT(epoch, 0.0);
+  sleep_s(0.92 - (steady_seconds() - epoch));
   meter->begin("decode");
-  std::this_thread::sleep_until(opened + std::chrono::milliseconds(1930));
+  const double begun = steady_seconds() - epoch;
+  sleep_s(1.93 - begun);
   auto w = meter->end();
   ASSERT_TRUE(w.energy_j.has_value());
-  // The window runs from ~1.0 s; waking late past 1.93 s adds 100 W time.
-  double truth = 500.0 * std::min(w.seconds, 0.93) + 100.0 * std::max(0.0, w.seconds - 0.93);
-  EXPECT_NEAR(*w.energy_j, truth, 6.0) << w.telemetry["counter"].dump();
+  // The window opens just after the update it waited for (1.0 s unless the machine woke the test
+  // late) and lasts w.seconds; the truth is the scripted power over that span.
+  const double head_s = w.telemetry["counter"]["begin_edge"]["offset_s"].get<double>();
+  const double start = std::round((begun - head_s) / kPeriod) * kPeriod + head_s;
+  auto power_at = [](double t) { return t >= 1.0 && t < 1.93 ? 500.0 : 100.0; };
+  double truth = 0.0;
+  const int steps = 10000;
+  for (int i = 0; i < steps; ++i) {
+    truth += power_at(start + (i + 0.5) * w.seconds / steps) * w.seconds / steps;
+  }
+  EXPECT_NEAR(*w.energy_j, truth, placement_tolerance_j(w, 500.0) + 400.0 * w.seconds / steps)
+      << w.telemetry["counter"].dump();
   EXPECT_EQ(w.telemetry["counter"]["end_edge"]["offset_basis"],
             "counter over the next update period");
 }
@@ -243,8 +339,7 @@ TEST(NvmlMeter, AbuttingWindowsShareOneEdge) {
   auto meter = open_meter();
   ASSERT_TRUE(meter);
   meter->begin("prefill");
-  sleep_s(0.01);
-  auto prefill = meter->next("decode");
+  auto prefill = meter->next("decode");                     // far inside one 0.1 s update
   EXPECT_THROW(meter->begin("other"), std::runtime_error);  // "decode" is open
   sleep_s(0.41);
   auto decode = meter->end();
@@ -260,8 +355,11 @@ TEST(NvmlMeter, AbuttingWindowsShareOneEdge) {
   // goes to the decode window instead of making the prefill negative.
   EXPECT_EQ(prefill.telemetry["counter"]["raw_delta_j"].get<double>(), 0.0);
   EXPECT_EQ(*prefill.energy_j, 0.0);
+  WindowResult both;  // the two windows' outer edges
+  both.telemetry["counter"] = {{"begin_edge", prefill.telemetry["counter"]["begin_edge"]},
+                               {"end_edge", decode.telemetry["counter"]["end_edge"]}};
   EXPECT_NEAR(*prefill.energy_j + *decode.energy_j, 300.0 * (prefill.seconds + decode.seconds),
-              6.0);
+              placement_tolerance_j(both, 300.0));
   EXPECT_THROW(meter->next("x"), std::runtime_error);  // nothing open
 }
 
@@ -303,7 +401,7 @@ TEST(NvmlMeter, CounterWrapPast2To64StillMeasures) {
   ASSERT_TRUE(w.energy_j.has_value()) << w.telemetry.dump();
   EXPECT_GT(w.telemetry["counter"]["begin_mj"].get<unsigned long long>(),
             w.telemetry["counter"]["end_mj"].get<unsigned long long>());
-  EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, 300.0 * kPeriod + 0.01);
+  EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, placement_tolerance_j(w, 300.0));
 }
 
 TEST(NvmlMeter, FailingReadsInsideAWindowAreReportedNotZeroed) {
@@ -320,8 +418,10 @@ TEST(NvmlMeter, FailingReadsInsideAWindowAreReportedNotZeroed) {
   ASSERT_TRUE(w.energy_j.has_value());  // both edges read fine
   ASSERT_TRUE(w.telemetry.contains("nvml_errors"));
   EXPECT_EQ(w.telemetry["nvml_errors"][0]["code"], "UNKNOWN (999)");
-  // The counter is read at 25 Hz: ~5 reads fall in the 0.2 s of failure.
-  EXPECT_GE(w.telemetry["nvml_errors"][0]["samples"].get<int>(), 2);
+  // The counter is read at 25 Hz: ~5 reads fall in the 0.2 s of failure (fewer when a loaded
+  // machine delays the sampler), none outside it.
+  EXPECT_GE(w.telemetry["nvml_errors"][0]["samples"].get<int>(), 1);
+  EXPECT_LE(w.telemetry["nvml_errors"][0]["samples"].get<int>(), 6);
 }
 
 TEST(NvmlMeter, CounterUnreadableAtTheEdgeLeavesEnergyAbsent) {

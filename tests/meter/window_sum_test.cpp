@@ -30,20 +30,25 @@ TEST(SumWindows, AddsEnergyAndCarriesTheTelemetry) {
             {"shared_gpu", false},
             {"samples", 100},
             {"counter",
-             {{"begin_edge", {{"kind", "aligned"}, {"offset_j", 1.5}}},
-              {"end_edge", {{"kind", "aligned"}, {"offset_j", 10.0}}}}}};
-  json b = {{"temperature_c", {{"min", 43.0}, {"mean", 45.0}, {"max", 47.0}}},
-            {"sm_clock_mhz", {{"min", 1700.0}, {"mean", 1800.0}, {"max", 1980.0}}},
-            {"power_w", {{"instant", {{"min", 350.0}, {"mean", 450.0}, {"max", 690.0}}}}},
-            {"clock_event_reasons", {"sw_power_cap"}},
-            {"throttled", true},
-            {"gpu_processes", {11, 12}},
-            {"shared_gpu", true},
-            {"samples", 300},
-            {"nvml_errors", {{{"code", "UNKNOWN (999)"}, {"samples", 2}}}},
-            {"counter",
-             {{"begin_edge", {{"kind", "shared"}}},
-              {"end_edge", {{"kind", "aligned"}, {"offset_j", 4.0}}}}}};
+             {{"begin_edge", {{"kind", "aligned"}, {"offset_j", 1.5}, {"update_bracket_s", 0.002}}},
+              {"end_edge",
+               {{"kind", "aligned"},
+                {"offset_j", 10.0},
+                {"update_bracket_s", 0.001},
+                {"next_update_bracket_s", 0.007}}}}}};
+  json b = {
+      {"temperature_c", {{"min", 43.0}, {"mean", 45.0}, {"max", 47.0}}},
+      {"sm_clock_mhz", {{"min", 1700.0}, {"mean", 1800.0}, {"max", 1980.0}}},
+      {"power_w", {{"instant", {{"min", 350.0}, {"mean", 450.0}, {"max", 690.0}}}}},
+      {"clock_event_reasons", {"sw_power_cap"}},
+      {"throttled", true},
+      {"gpu_processes", {11, 12}},
+      {"shared_gpu", true},
+      {"samples", 300},
+      {"nvml_errors", {{{"code", "UNKNOWN (999)"}, {"samples", 2}}}},
+      {"counter",
+       {{"begin_edge", {{"kind", "shared"}}},
+        {"end_edge", {{"kind", "aligned"}, {"offset_j", 4.0}, {"update_bracket_s", 0.003}}}}}};
   auto p = sum_windows("decode", {window(1.0, 400.0, a), window(3.0, 1350.0, b)});
   EXPECT_EQ(p.name, "decode");
   EXPECT_DOUBLE_EQ(p.seconds, 4.0);
@@ -70,6 +75,7 @@ TEST(SumWindows, AddsEnergyAndCarriesTheTelemetry) {
   EXPECT_EQ(t["nvml_errors"], json({{{"code", "UNKNOWN (999)"}, {"samples", 2}}}));
   EXPECT_EQ(t["counter_edges"]["kinds"], json({{"aligned", 3}, {"shared", 1}}));
   EXPECT_DOUBLE_EQ(t["counter_edges"]["offset_j"].get<double>(), 15.5);
+  EXPECT_DOUBLE_EQ(t["counter_edges"]["widest_update_bracket_s"].get<double>(), 0.007);
   EXPECT_FALSE(t.contains("gpu_lost"));
   EXPECT_FALSE(t.contains("short_windows"));
 }

@@ -228,6 +228,11 @@ int reasons_impl(void* device, unsigned long long* reasons, const char* name) {
 
 }  // namespace
 
+// Not NVML: when the fake's time began, in steady-clock seconds, so a test can place the
+// meter's windows on the scripted power profile.
+FAKE_EXPORT double fakeNvmlEpochSteadySeconds() {
+  return std::chrono::duration<double>(g_state.epoch.time_since_epoch()).count();
+}
 FAKE_EXPORT int nvmlInit() {
   return init_impl();
 }
