@@ -8,7 +8,9 @@ source "$(dirname "$0")/lib.bash"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the outputs"; exit 0; }
 SEED="${EC_KILL_SEED:-20260901}"
 ROUNDS="${EC_KILL_ROUNDS:-5}"
-DEADLINE=$((SECONDS + ${EC_KILL_BUDGET_S:-60}))
+# Every round runs (a fixed count, whatever the machine's load); EC_KILL_BUDGET_S, when set,
+# caps the seconds instead, for a quick look.
+DEADLINE=$((SECONDS + ${EC_KILL_BUDGET_S:-1000000}))
 echo "seed $SEED, $ROUNDS rounds per command"
 
 # Inputs: N copies of a measured report (distinct run ids, 4 configurations) in a tree, and the
