@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The grid visit's summary: one row per `ecocompute run` report (model × precision) with its FP16
-baseline from the same process, next to HF transformers eager FP16 measured in the same visit.
+"""The grid stage's summary: one row per `ecocompute run` report (model × precision) with its FP16
+baseline from the same process, next to HF transformers eager FP16 measured in the same invocation.
 Usage: grid_table.py REPORTS_DIR [hf.jsonl]"""
 import glob
 import json

@@ -39,7 +39,7 @@ using nlohmann::json;
 
 struct Args {
   double hz = 100.0;
-  double counter_hz = 100.0;  // the H200 visit read the counter at every tick
+  double counter_hz = 100.0;  // the H200 validation read the counter at every tick
   double idle_s = 3.0;
   int costs = 0;  // > 0: time each NVML call this many times first
   std::string marks = "/tmp/ec_marks.txt";

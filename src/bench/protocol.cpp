@@ -178,7 +178,7 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
   // Both engines tune at the middle of what an iteration decodes, not of the whole cache: the
   // attention's share of a step grows with the position, so the fastest variants there are the
   // ones to measure with. (Tuned at 2,048 of 4,096 positions, two Qwen2-0.5B FP16 baselines of
-  // one sweep decoded 14 % apart: docs/results/seed-sweep-h200-visit18.)
+  // one sweep decoded 14 % apart: docs/results/seed-sweep-h200.md.)
   engine::EngineOptions tuned_for = options.engine;
   tuned_for.tune_position = static_cast<int>(prompt.size()) + options.new_tokens / 2;
 

@@ -1,6 +1,6 @@
 // A streaming atomic file writer for outputs too large to build in memory (model files of GBs):
 // temp file in the target's directory, write in pieces, fsync, rename. Belongs in core next to
-// write_file_atomic; lives here until the lead moves it.
+// write_file_atomic; kept here because only the model writers use it so far.
 #pragma once
 
 #include <filesystem>

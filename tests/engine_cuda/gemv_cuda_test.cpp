@@ -297,7 +297,7 @@ class CudaGemv : public ::testing::TestWithParam<GemvFormat> {};
 // traffic), every run must give the register kernel's result bit for bit. (A refill issued before
 // the warp's reads had been used made decode nondeterministic on the H200, in the whole decode
 // chain only: this test alone passed with that kernel too, so it is a guard on repeatability, not
-// a reproduction of that race; docs/results/cuda-h200-visit17.)
+// a reproduction of that race.)
 TEST(CudaGemv, BulkCopyVariantsRepeatBitForBitUnderLoad) {
   EC_REQUIRE_CUDA();
   const GemvDevice device = current_gemv_device();

@@ -54,7 +54,7 @@ TEST(PinnedVariants, MalformedVariantNamesAreRefused) {
   }
 }
 
-// As an H200 run reported it (docs/results/cuda-h200-visit16/call4/energy-7b-nf4.json).
+// As an H200 run of Qwen2-7B NF4 reported it (its energy.json's engine.kernel_variant).
 constexpr const char* kReported =
     "cuda-f32acc-nf4-gemv-v2[qkv:r1p-l2pf+pdl,o:r2p-l2pf+pdl,gu:r2p-dbuf-u2+pdl,"
     "down:r2p-dbuf-u2+pdl,head:r1p-dbuf+pdl,attn-fused-splits:8]";

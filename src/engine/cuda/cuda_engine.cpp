@@ -796,7 +796,7 @@ void CudaEngine::autotune() {
   // Per role, the fastest candidate that was faster than its incumbent but not by the margin: a
   // gain of 0.5-1 % in each of three roles is 2-3 % together, and the descent, judging one role
   // at a time, would keep none of them (Qwen2-7B FP16 on the H200: +1.6 % for three such
-  // variants together, docs/results/cuda-h200-visit13).
+  // variants together).
   std::optional<GemvConfig> near_miss[kRoles];
   // Per role, the bulk-copy variant that timed best without being clearly slower (below).
   std::optional<GemvConfig> best_bulk[kRoles];
@@ -804,7 +804,7 @@ void CudaEngine::autotune() {
     double near_ratio = 1.0;
     double bulk_ratio = 1.0 + kMargin;
     // Listed for the launch the step makes, fused norm included (a variant that needs x as it is
-    // must not be offered to qkv, gate_up or the lm_head: docs/results/cuda-h200-visit14, call 7).
+    // must not be offered to qkv, gate_up or the lm_head).
     for (const GemvConfig& cand : gemv_candidates(role_args(role, 0), gemv_device_)) {
       const GemvConfig keep = configs_[role];
       if (same_kernel(cand, keep)) continue;
@@ -863,7 +863,7 @@ void CudaEngine::autotune() {
   // (their first requests go out before the predecessor ends), so one role's gain is within the
   // descent's noise, and together they need a finer test than the margin: Qwen2-7B FP16 with o,
   // down and lm_head on bulk decoded 1.25 % faster, in two processes each, than the set the tuner
-  // kept (docs/results/cuda-h200-visit17, call 6). Judged in more and longer turns, by a third
+  // kept. Judged in more and longer turns, by a third
   // of the margin.
   const std::vector<GemvConfig> before_bulk(std::begin(configs_), std::end(configs_));
   if (apply_choices(best_bulk)) {
@@ -984,8 +984,8 @@ void CudaEngine::apply_pinned(const PinnedVariants& pinned) {
 }
 
 std::string CudaEngine::variant_prefix() const {
-  // v2 where products are taken in fp16: NF4 since visit 8, int8-wo since visit 12 (their results
-  // moved by ~5e-4 relative); the other formats' arithmetic is unchanged.
+  // v2 where products are taken in fp16: NF4, NF4-DQ and int8-wo (taking them in fp16 moved their
+  // results by ~5e-4 relative); the other formats' arithmetic is unchanged.
   const bool f16_products =
       format_ == GemvFormat::nf4 || format_ == GemvFormat::nf4_dq || format_ == GemvFormat::int8_wo;
   return std::string("cuda-f32acc-") + gemv_format_name(format_) + "-gemv-" +

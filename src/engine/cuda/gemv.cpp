@@ -172,7 +172,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   }
   // The pipelined variants pay off in a resident grid, where a warp's next step may be in the next
   // row group; one or two rows per warp (four double-buffered would spill). On the H200 no other
-  // pipelined variant won end to end (docs/results/cuda-h200-visit8), and each candidate costs
+  // pipelined variant won end to end, and each candidate costs
   // the autotuner two timings of whole decode steps at load.
   if (args.format != GemvFormat::int8_llm) {  // int8-llm has its own kernel
     for (GemvPipeline pipeline : {GemvPipeline::l2_prefetch, GemvPipeline::registers}) {
@@ -203,7 +203,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // by the lanes): one or two rows of four chunks a step, or two rows of two. Alone each GEMV of
   // the 7B shapes is slower than the register kernels, but in the decode chain FP16 gains:
   // qwen2.5-3b +8.0 % with o and down on them, qwen2-7b +1.25 % with o, down and the lm_head;
-  // int8-wo loses 6 % at 3B, and the tuner leaves it (docs/results/cuda-h200-visit17).
+  // int8-wo loses 6 % at 3B, and the tuner leaves it.
   if (device.bulk_copy && (args.format == GemvFormat::f16 || args.format == GemvFormat::bf16 ||
                            args.format == GemvFormat::int8_wo)) {
     for (auto [r, unroll] : {std::pair{1, 4}, std::pair{2, 4}, std::pair{2, 2}}) {
@@ -218,8 +218,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   }
   // Deep steps for the 8- and 16-bit formats: 8 or 16 chunks of a row in flight per lane at once
   // (at 3,584 columns, 16 are a lane's whole share of an f16 row). Alone, no GEMV of the 7B shapes
-  // got faster; in the decode chain the tuner picks them for down_proj at 0.5B-1.5B, +3 to +6 %
-  // (docs/results/cuda-h200-visit11).
+  // got faster; in the decode chain the tuner picks them for down_proj at 0.5B-1.5B, +3 to +6 %.
   if (args.format == GemvFormat::f16 || args.format == GemvFormat::bf16 ||
       args.format == GemvFormat::int8_wo) {
     for (int r : {1, 2}) {

@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_bulk_kernel(const GemvArgs 
       // Only now may lane 0 refill the stage: the dot has used every lane's chunks, so their
       // shared-memory reads are done, and the fence orders them before the copy's async-proxy
       // writes. Refilling right after a __syncwarp that followed the reads made decode with the
-      // gate_up GEMV on this variant nondeterministic on the H200 (docs/results/cuda-h200-visit17).
+      // gate_up GEMV on this variant nondeterministic on the H200.
       // This is the order CUTLASS's pipelines keep: the consumer releases a stage after its math.
       __syncwarp();
       if (lane == 0) {

@@ -14,7 +14,7 @@ namespace ec::engine::cuda::detail {
 
 // Short steps (two chunks per row per step, half the registers of a step) are built only for the
 // formats that offer them (F::kShortSteps), with one or two rows per warp. (Four rows with short
-// steps never won on the H200: docs/results/cuda-h200-visit9.)
+// steps never won on the H200.)
 // Deep steps (8 or 16 chunks per row per step, unpipelined, all in flight at once) are built for
 // the 8- and 16-bit formats, whose dot is cheap: one row per warp at 16 chunks, one or two at 8
 // (at most 64 registers of weights).

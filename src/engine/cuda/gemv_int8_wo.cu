@@ -42,7 +42,7 @@ struct Int8WoPolicy {
   static constexpr bool kXHalf = true;
   static constexpr bool kShortSteps = true;
   // stage_x: one 8-feature unit at a time. Deeper sweeps gained nothing at qwen2-7b and cost
-  // qwen2-0.5b 3 % (docs/results/cuda-h200-visit15).
+  // qwen2-0.5b 3 % on the H200.
   static constexpr int kStageLoads = 1;
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
   __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }

@@ -197,9 +197,9 @@ __host__ __device__ constexpr int single_pass_loads() {
 // The fp16-staging formats hold 2 (single_pass_loads), because holding 4 costs every one of their
 // kernels registers beside the first weight step: at qwen2-0.5b (896 features, where 2 suffice)
 // that was INT8-WO -2.7 % tuned. At qwen2-7b's 3,584 features the one pass made INT8-WO +2.0 % and
-// NF4 +1.5 % (docs/results/cuda-h200-visit16), so dispatch_rows launches this policy where x is
+// NF4 +1.5 %, so dispatch_rows launches this policy where x is
 // too wide for F's own single pass and narrow enough for this one (7B decode, so dispatched:
-// INT8-WO +1.4 %, NF4 +1.6 %; cuda-h200-visit20). Results are bit for bit the same: both passes
+// INT8-WO +1.4 %, NF4 +1.6 %). Results are bit for bit the same: both passes
 // sum each thread's squares in the same order.
 template <class F>
 struct HeldWide : F {
@@ -240,13 +240,13 @@ __device__ __forceinline__ void store_x4(unsigned char* __restrict smem, int i, 
 // shared memory and half the shared-memory reads). Ends with __syncthreads().
 // F::kStageLoads float4 of x (and gain) are in flight per thread at a time. Deeper is fewer round
 // trips but more registers beside the first weight step, which can cost a block per SM; each
-// format's depth is the one that measured best on the H200 (docs/results/cuda-h200-visit15):
+// format's depth is the one that measured best on the H200:
 // qwen2-7b FP16 down 37.2 -> 35.5 us at 8 against 1.
 // With a norm, x up to single_pass_loads() float4 per thread is read once: each thread keeps its
 // x and gain while the block sums the squares, then normalises and stores them. A wider x is read
 // twice (the sum of squares, then x and gain again to normalise): one more L2 round trip on the
 // way to the first product. On the H200 one pass made qwen2-0.5b 3-8 % faster with the default
-// variants and INT8-WO / NF4 2.5-3.5 % faster tuned (docs/results/cuda-h200-visit16). Both sum each
+// variants and INT8-WO / NF4 2.5-3.5 % faster tuned. Both sum each
 // thread's squares in the same order, so the results are the same bit for bit.
 template <class F, int V>
 __device__ inline void stage_x(const float* __restrict x, const float* __restrict norm, double eps,

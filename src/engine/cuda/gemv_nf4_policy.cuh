@@ -86,8 +86,8 @@ struct Nf4Common {
 
   // The code pair of byte k of v for this lane: one byte_perm (byte k of v as byte 1, the lane's
   // offset as byte 0, zeros above) and one shared-memory read, [register + table base]. Indexing
-  // a __half2 pointer cost four integer instructions per read (visit 9) and rows 128 bytes apart
-  // two (visit 13); one took the 7B gate_up GEMV from 30.9 to 29.5 µs (visit 14).
+  // a __half2 pointer cost four integer instructions per read, and rows 128 bytes apart
+  // two; one took the 7B gate_up GEMV from 30.9 to 29.5 µs (visit 14).
   __device__ static __half2 pair(LaneTable t, uint32_t v, unsigned k) {
     const uint32_t at = t.base + __byte_perm(v, t.lane_offset, 0x5504u | (k << 4));
     uint32_t bits;
@@ -133,7 +133,7 @@ struct Nf4Common {
   // inside one block of 64: row·(cols/32) + c in chunks, halved. In 32 bits, unsigned (the
   // division is a shift); gemv() refuses a segment of more than 2^32 chunks. The 64-bit index
   // took about nine integer instructions per scale load, ~7 % of the 7B gate_up GEMV's (ncu);
-  // in 32 bits that GEMV ran 2-3 % faster alone (docs/results/cuda-h200-visit22).
+  // in 32 bits that GEMV ran 2-3 % faster alone.
   __device__ static uint32_t block_of(int row, int cols, int c) {
     static_assert(quant::kNf4BlockSize == 64, "two chunks of 32 per block");
     return (static_cast<uint32_t>(row) * static_cast<uint32_t>(cols / 32) +

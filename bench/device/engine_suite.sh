@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# One GPU visit: validate every CUDA kernel against its CPU twin (test_engine_cuda), benchmark the
+# The CUDA engine on a GPU machine: validate every CUDA kernel against its CPU twin (test_engine_cuda), benchmark the
 # GEMV variants against the copy ceiling and cuBLAS (bench_kernels), decode end to end over the
 # seed presets × formats (bench_decode), run Hugging Face eager FP16 on the same architectures
 # (hf_peer.py), and print the short tables last. Outputs go under $OUT (8 files at most).
-#   bench/gpu_visit.sh [BUILD_DIR]     STAGES="tests kernels decode hf" MODELS=... FORMATS=...
+#   bench/device/engine_suite.sh [BUILD_DIR]     STAGES="tests kernels decode hf" MODELS=... FORMATS=...
 set -u
 B=${1:-build/static}
 OUT=${OUT:-$PWD/out}

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# One GPU visit for the measurement issues: `ecocompute run` end to end on the GPU (meter basis, gpu
+# The whole tool on a GPU machine: `ecocompute run` end to end on the GPU (meter basis, gpu
 # arch, CO2e), the sampler's overhead (tok/s at 100 Hz against no meter at all, interleaved), and a full
 # `run` of each seed architecture × {FP16, INT8, NF4}; then HF eager FP16 on the same architectures.
-#   bench/device/run_visit.sh BUILD_DIR     STAGES="run overhead grid sweep hf" MODELS=... PRECISIONS=...
+#   bench/device/run_suite.sh BUILD_DIR     STAGES="run overhead grid sweep hf" MODELS=... PRECISIONS=...
 # The seed sweep stage writes $SWEEP_DIR (default $OUT/seed-sweep); re-running it resumes.
 set -u
 B=${1:-build/static}
 EC="$B/bin/ecocompute"
 OUT=${OUT:-$PWD/out}
 # Reports and sweep folders live in WORK (many files); OUT gets the summaries and one tarball.
-WORK=${WORK:-/tmp/ec_visit}
+WORK=${WORK:-/tmp/ec_run_suite}
 mkdir -p "$OUT" "$WORK/reports"
 STAGES=${STAGES:-"run overhead grid hf"}
 MODELS=${MODELS:-qwen2-0.5b,tinyllama-1.1b,qwen2-1.5b,qwen2.5-3b,qwen2-7b}
@@ -79,7 +79,7 @@ PY
       ;;
     sweep)
       # The seed sweep: every seed architecture × FP16/INT8/NF4 × 3 independent replicates (a fresh
-      # process, model load and FP16 baseline each); resumable, so a second visit finishes it.
+      # process, model load and FP16 baseline each); resumable, so a second invocation finishes it.
       SWEEP_DIR=${SWEEP_DIR:-$WORK/seed-sweep}
       timeout "${T_SWEEP:-480}" "$EC" sweep --models "$MODELS" --precisions FP16,INT8,NF4 --repeats "${REPEATS:-3}" \
         --new-tokens "$TOKENS" --iterations "${SWEEP_ITER:-3}" --warmup 1 --backend cuda ${GPUS:+--gpus "$GPUS"} \

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# One GPU-machine visit for the meter (bench/meter/build.sh makes PROBE_BINARY):
+# The meter's validation on a GPU machine (bench/meter/build.sh makes PROBE_BINARY):
 #  1. the 8 s fp16 matmul load unmetered (TFLOP/s baseline);
 #  2. the same load metered at 100 Hz, after a cost table of every NVML call we use;
 #  3. a 3 s burst of the same load metered at 100 Hz (where a 1 s moving average reads low).
-# Usage (on the GPU machine, repo root): bench/meter/h200_visit.sh PROBE_BINARY OUTDIR
+# Usage (on the GPU machine, repo root): bench/meter/meter_validation.sh PROBE_BINARY OUTDIR
 set -uo pipefail
 probe="$1"
 out="$2"
