@@ -6,7 +6,7 @@ OUT ?= out
 RUN_ARGS ?=
 
 
-.PHONY: all deps fixtures configure build run test test-debug hardening static format format-check clean fuzz
+.PHONY: all deps fixtures configure build run test test-debug hardening static format format-check docs-check clean fuzz
 
 all: build
 
@@ -57,6 +57,10 @@ format:
 
 format-check:
 	@git ls-files --cached --others --exclude-standard '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format --dry-run --Werror
+
+# Relative links and named paths in README.md and docs/ resolve; no development-process words.
+docs-check:
+	@python3 scripts/check-docs.py .
 
 clean:
 	rm -rf build
