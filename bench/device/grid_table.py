@@ -19,8 +19,8 @@ def main():
             else:
                 hf[row["model"]] = (row["tok_s"], None)
     print("| model | precision | basis | tok/s | J/1k tok | FP16 tok/s | FP16 J/1k tok | ΔE vs FP16 | "
-          "ppl | KL vs FP16 | HF eager FP16 tok/s | HF J/1k tok |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "ppl | KL vs FP16 | top-1 | HF eager FP16 tok/s | HF J/1k tok |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in reports:
         try:
             r = json.load(open(path))
@@ -39,7 +39,8 @@ def main():
         print(f"| {model} | {r['engine']['precision']} | {res['basis']} | {f(res.get('throughput_tokens_per_s'))} | "
               f"{f(res.get('energy_per_token_mj'))} | {f(base.get('throughput_tokens_per_s'))} | "
               f"{f(base.get('energy_per_token_mj'))} | {f(res.get('vs_fp16_energy_pct'), '{:+.1f} %')} | "
-              f"{f(q.get('perplexity'), '{:.3f}')} | {f(q.get('mean_kl_vs_fp16'), '{:.4f}')} | "
+              f"{f(q.get('value'), '{:.3f}')} | {f(q.get('mean_kl_vs_fp16'), '{:.4f}')} | "
+              f"{f(q.get('top1_agreement_vs_fp16'), '{:.3f}')} | "
               f"{f(h[0])} | {f(h[1], '{:.0f}')} |")
 
 

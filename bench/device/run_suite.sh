@@ -3,6 +3,8 @@
 # arch, CO2e), the sampler's overhead (tok/s at 100 Hz against no meter at all, interleaved), and a full
 # `run` of each seed architecture × {FP16, INT8, NF4}; then HF eager FP16 on the same architectures.
 #   bench/device/run_suite.sh BUILD_DIR     STAGES="run overhead grid sweep hf" MODELS=... PRECISIONS=...
+# The README's headline table (quality included):
+#   STAGES="grid hf" MODELS=qwen2-0.5b,qwen2-7b TOKENS=1024 ITER=3 HF_TOKENS=256 bench/device/run_suite.sh B
 # The seed sweep stage writes $SWEEP_DIR (default $OUT/seed-sweep); re-running it resumes.
 set -u
 B=${1:-build/static}
@@ -104,7 +106,7 @@ PY
     hf)
       [ -d "$CONFIGS" ] || "$B/bench/bench_decode" --models "$MODELS" --formats none --configs-dir "$CONFIGS" >/dev/null 2>&1
       timeout "${T_HF:-240}" python3 bench/hf_peer.py --configs "$CONFIGS" --models "$MODELS" \
-        --tokens "$TOKENS" --json "$OUT/hf.jsonl" >"$OUT/hf.md" 2>&1
+        --tokens "${HF_TOKENS:-$TOKENS}" --json "$OUT/hf.jsonl" >"$OUT/hf.md" 2>&1
       echo "hf_peer exit $?" >>"$OUT/hf.md"
       ;;
   esac
