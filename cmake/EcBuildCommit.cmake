@@ -2,11 +2,15 @@
 # tree's commit, suffixed "-dirty" when tracked files differ from it. The file is rewritten only
 # when that changes, so an unchanged tree recompiles nothing. (Taken at configure time instead, a
 # rebuild after new commits stamped reports with a commit the binary was not built from.)
+# A build without the git history (a container image's build stage) is stamped with the
+# environment's EC_BUILD_COMMIT, which the image build passes in.
 #   cmake -DSRC=<source dir> -DOUT=<header> -P EcBuildCommit.cmake
 execute_process(COMMAND git -C "${SRC}" rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
                 RESULT_VARIABLE rev_result)
-if(NOT rev_result EQUAL 0 OR NOT commit)
+if(NOT "$ENV{EC_BUILD_COMMIT}" STREQUAL "")
+  set(commit "$ENV{EC_BUILD_COMMIT}")
+elseif(NOT rev_result EQUAL 0 OR NOT commit)
   set(commit "unknown")
 else()
   execute_process(COMMAND git -C "${SRC}" status --porcelain --untracked-files=no

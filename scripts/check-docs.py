@@ -9,8 +9,8 @@ import sys
 
 MAX_DOCS_ENTRIES = 100
 # Top-level folders whose text is ours (fixtures and data hold third-party text and are left out).
-OWN_DIRS = ["bench", "cmake", "docs", "fuzz", "schema", "scripts", "src", "tests", "web"]
-OWN_FILES = ["README.md", "Makefile", "CMakeLists.txt", "CMakePresets.json", "Dockerfile", "mlcube.yaml"]
+OWN_DIRS = ["bench", "cmake", "docs", "fuzz", "mlcube", "schema", "scripts", "src", "tests", "web"]
+OWN_FILES = ["README.md", "Makefile", "CMakeLists.txt", "CMakePresets.json", "Dockerfile", ".dockerignore"]
 SKIP_DIRS = {"fixtures", "node_modules", "__pycache__", ".git", "build"}
 TEXT_SUFFIXES = {".md", ".cpp", ".h", ".cu", ".cuh", ".py", ".sh", ".bash", ".cmake", ".txt", ".js",
                  ".html", ".css", ".json", ".yaml", ".yml", ""}

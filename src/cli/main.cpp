@@ -4,10 +4,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/analysis_commands.h"
 #include "cli/commands.h"
 #include "cli/meter_commands.h"
+#include "cli/original_compat.h"
 #include "cli/site_commands.h"
 #include "cli/sweep_commands.h"
 #include "core/error.h"
@@ -33,7 +36,14 @@ int main(int argc, char** argv) {
 #ifdef EC_HAVE_SERVE
   ec::cli::add_serve_command(app);
 #endif
+  std::vector<std::string> original_args;  // the original EcoCompute's command line, as `run`
+  std::vector<char*> original_argv;
   try {
+    if (ec::cli::translate_if_original(argc, argv, original_args)) {
+      for (std::string& arg : original_args) original_argv.push_back(arg.data());
+      argc = static_cast<int>(original_argv.size());
+      argv = original_argv.data();
+    }
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
     return app.exit(e);
