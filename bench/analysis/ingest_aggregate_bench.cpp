@@ -38,6 +38,8 @@ std::string synthetic_report(int i, std::mt19937& rng) {
   const int f = (i / 5) % 4;
   const double fp16 = 1500.0 * sizes[m] * noise(rng);
   const double quant = fp16 * (f < 2 ? 1.8 : 0.8) * noise(rng);
+  // Consistent as every stored report must be: power / throughput = energy per token.
+  const double throughput = 400.0 * noise(rng);
   nlohmann::json j = {
       {"schema_version", "ecocompute-energy/1.1"},
       {"benchmark", "ecocompute-energy-methodology"},
@@ -67,14 +69,15 @@ std::string synthetic_report(int i, std::mt19937& rng) {
       {"build", {{"version", "0.1.0"}, {"commit", "174c438abcde"}, {"cuda", "12.4"}}},
       {"meter", {{"method", "energy-counter"}, {"samples", 800 + i % 50}}},
       {"software", {{"nvidia_driver", "550.54.15"}}},
+      {"measurement_source", "nvml_total_energy_counter"},
       {"results",
        {{"total_energy_joules", quant * 2.56},
         {"tokens_generated", 2560},
         {"energy_per_token_mj", quant},
         {"fp16_energy_per_token_mj", fp16},
         {"vs_fp16_energy_pct", (quant / fp16 - 1) * 100},
-        {"avg_power_watts", 250.0 * noise(rng)},
-        {"throughput_tokens_per_s", 400.0 * noise(rng)},
+        {"avg_power_watts", quant / 1000.0 * throughput},
+        {"throughput_tokens_per_s", throughput},
         {"basis", "measured"}}},
       {"quality",
        {{"metric", "perplexity"},

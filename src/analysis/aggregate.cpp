@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace ec::analysis {
 namespace {
@@ -25,6 +28,15 @@ MetricSummary summarize_field(const std::vector<const store::RunRow*>& runs, Get
 store::Value rounded(double v) {
   if (!std::isfinite(v)) return {};
   return std::round(v * 1e4) / 1e4;
+}
+
+// As the original's summary writes its numbers: Python's round(v, decimals), correctly rounded
+// from the binary value (as printf's %.Nf is), then printed by repr (format_real does).
+store::Value published_round(double v, int decimals) {
+  if (!std::isfinite(v)) return {};
+  const std::string text = fmt::format("{:.{}f}", v, decimals);
+  const double r = std::strtod(text.c_str(), nullptr);
+  return r == 0.0 ? 0.0 : r;  // round(-0.0001, 3) prints as -0.0 in Python; 0.0 here, as stored
 }
 
 }  // namespace
@@ -54,6 +66,7 @@ AggregateResult aggregate(std::span<const store::RunRow> rows) {
   AggregateResult result;
   // NaN params would break the ordering; such runs group under a key with params_b = -1 instead.
   std::map<ConfigKey, std::vector<const store::RunRow*>> groups;
+  result.left_out = left_out(rows);
   for (const auto& r : rows) {
     if (!r.is_measured()) {
       ++result.not_measured;
@@ -67,7 +80,10 @@ AggregateResult aggregate(std::span<const store::RunRow> rows) {
     ConfigSummary s;
     s.key = key;
     if (s.key.params_b < 0) s.key.params_b = kNaN;
-    s.n_trials = runs.size();
+    // A record of the fit input stands for its n trials; every other record is one run.
+    s.n_trials = 0;
+    for (const auto* r : runs)
+      s.n_trials += static_cast<size_t>(std::max<int64_t>(1, r->n_trials.value_or(1)));
     s.vs_fp16_energy_pct = summarize_field(runs, [](auto& r) { return r.vs_fp16_energy_pct; });
     s.energy_j_per_1k_tok = summarize_field(runs, [](auto& r) { return r.energy_j_per_1k_tok; });
     s.fp16_energy_j_per_1k_tok =
@@ -117,19 +133,31 @@ Table summary_table(const AggregateResult& result) {
                "avg_power_cv_pct",
                "delta_perplexity_pct",
                "perplexity_identical_across_replicates"};
-  for (const auto& s : result.configs) {
+  // The original's value formats: means and SDs to 3 decimals, CVs (%) to 2, yes/no; rows by size.
+  std::vector<const ConfigSummary*> order;
+  for (const auto& s : result.configs) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(), [](const ConfigSummary* a, const ConfigSummary* b) {
+    auto size = [](double n) {
+      return std::isnan(n) ? std::numeric_limits<double>::infinity() : n;
+    };
+    return std::tuple(size(a->key.params_b), a->key.model, a->key.precision) <
+           std::tuple(size(b->key.params_b), b->key.model, b->key.precision);
+  });
+  auto m3 = [](double v) { return published_round(v, 3); };
+  auto cv2 = [](double v) { return published_round(v, 2); };
+  for (const ConfigSummary* s : order) {
     store::Value identical;
-    if (s.perplexity_identical) identical = std::string(*s.perplexity_identical ? "True" : "False");
+    if (s->perplexity_identical) identical = std::string(*s->perplexity_identical ? "yes" : "no");
     t.rows.push_back(
-        {rounded(s.key.params_b), s.key.model, s.key.precision, static_cast<int64_t>(s.n_trials),
-         rounded(s.energy_j_per_1k_tok.mean), rounded(s.energy_j_per_1k_tok.sd),
-         rounded(s.energy_j_per_1k_tok.cv_pct), rounded(s.fp16_energy_j_per_1k_tok.mean),
-         rounded(s.fp16_energy_j_per_1k_tok.sd), rounded(s.fp16_energy_j_per_1k_tok.cv_pct),
-         rounded(s.vs_fp16_energy_pct.mean), rounded(s.vs_fp16_energy_pct.sd),
-         rounded(s.vs_fp16_energy_pct.cv_pct), rounded(s.throughput_tok_s.mean),
-         rounded(s.throughput_tok_s.cv_pct), rounded(s.avg_power_w.mean),
-         rounded(s.avg_power_w.cv_pct),
-         s.delta_perplexity_pct ? rounded(*s.delta_perplexity_pct) : store::Value{}, identical});
+        {std::isfinite(s->key.params_b) ? store::Value{s->key.params_b} : store::Value{},
+         s->key.model, s->key.precision, static_cast<int64_t>(s->n_trials),
+         m3(s->energy_j_per_1k_tok.mean), m3(s->energy_j_per_1k_tok.sd),
+         cv2(s->energy_j_per_1k_tok.cv_pct), m3(s->fp16_energy_j_per_1k_tok.mean),
+         m3(s->fp16_energy_j_per_1k_tok.sd), cv2(s->fp16_energy_j_per_1k_tok.cv_pct),
+         m3(s->vs_fp16_energy_pct.mean), m3(s->vs_fp16_energy_pct.sd),
+         cv2(s->vs_fp16_energy_pct.cv_pct), m3(s->throughput_tok_s.mean),
+         cv2(s->throughput_tok_s.cv_pct), m3(s->avg_power_w.mean), cv2(s->avg_power_w.cv_pct),
+         s->delta_perplexity_pct ? m3(*s->delta_perplexity_pct) : store::Value{}, identical});
   }
   return t;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/left_out.h"
 #include "analysis/stats.h"
 #include "analysis/table.h"
 #include "store/run_row.h"
@@ -42,7 +43,7 @@ MetricSummary summarize(std::span<const double> values);
 
 struct ConfigSummary {
   ConfigKey key;
-  size_t n_trials = 0;
+  size_t n_trials = 0;  // runs behind the summary (a fit-input record counts its own n)
   MetricSummary vs_fp16_energy_pct;
   MetricSummary energy_j_per_1k_tok;
   MetricSummary fp16_energy_j_per_1k_tok;
@@ -57,13 +58,16 @@ struct ConfigSummary {
 
 struct AggregateResult {
   std::vector<ConfigSummary> configs;  // sorted by key
-  size_t not_measured = 0;             // runs left out because their basis is not `measured`
+  size_t not_measured = 0;             // runs left out because they are not measurements
+  std::vector<LeftOut> left_out;       // ... grouped by why
 };
 
 // Only measured runs enter a summary; interpolated/extrapolated/unavailable ones are counted.
 AggregateResult aggregate(std::span<const store::RunRow> rows);
 
-// The summary CSV, with exactly the published summary's columns.
+// The summary in the original's published layout: its columns, its value formats (Python's
+// round to 3 decimals, CVs to 2, yes/no) and its row order (by size); render_published_csv gives
+// its bytes.
 Table summary_table(const AggregateResult& result);
 // Everything aggregate knows (key, n, mean, SD, CV, 95 % interval per metric): md/json/sql output.
 Table aggregate_table(const AggregateResult& result);

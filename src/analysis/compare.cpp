@@ -1,42 +1,35 @@
-// Session comparison; statistics from stats.h, pairing by configuration label.
+// Session comparison; statistics from stats.h, pairing by normalised configuration names.
 #include "analysis/compare.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
-#include <set>
+#include <tuple>
 
 namespace ec::analysis {
 namespace {
 
-// The per-run fields that are readings, not versions, never enter the stack comparison.
-std::map<std::string, std::set<std::string>> stack_values(std::span<const store::RunRow> rows) {
-  std::map<std::string, std::set<std::string>> out;
-  for (const auto& r : rows) {
-    if (!r.is_measured()) continue;
-    for (const auto& [k, v] : r.versions) out[k].insert(v);
-    if (!r.quantization_backend.empty()) out["quantization_backend"].insert(r.quantization_backend);
-    if (!r.quality_corpus_sha256.empty())
-      out["quality_corpus_sha256"].insert(r.quality_corpus_sha256);
-  }
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
-std::string joined(const std::set<std::string>& s) {
-  std::string out;
-  for (const auto& v : s) out += (out.empty() ? "" : "|") + v;
-  return out;
-}
+// Runs of one side that share GPU, precision, format and size; by normalised model name.
+using Bucket = std::tuple<std::string, std::string, std::string, double>;
+using Groups = std::map<Bucket, std::map<std::string, std::vector<const store::RunRow*>>>;
 
-using PairKey = std::pair<std::string, double>;
-
-std::map<PairKey, std::vector<const store::RunRow*>> by_configuration(
-    std::span<const store::RunRow> rows) {
-  std::map<PairKey, std::vector<const store::RunRow*>> out;
+Groups by_configuration(std::span<const store::RunRow> rows) {
+  Groups out;
   for (const auto& r : rows) {
     if (!r.is_measured() || !r.vs_fp16_energy_pct) continue;
-    out[{config_key(r).configuration_label(), r.params_b.value_or(-1.0)}].push_back(&r);
+    out[{normalised_gpu(r.gpu), r.precision, r.weight_format, r.params_b.value_or(-1.0)}]
+       [normalised_model(r.model)]
+           .push_back(&r);
   }
   return out;
 }
@@ -50,87 +43,113 @@ std::vector<double> values(const std::vector<const store::RunRow*>& runs, Get ge
   return v;
 }
 
-}  // namespace
-
-std::string Comparability::verdict() const {
-  if (!comparable) {
-    std::string why;
-    for (const auto& d : differences) why += (why.empty() ? "" : "; ") + d;
-    return "NOT comparable — the version stacks differ (" + why +
-           "); numbers from these sessions must not be pooled";
-  }
-  if (!unknown.empty()) {
-    return fmt::format("comparable as far as recorded; {} version(s) recorded on one side only",
-                       unknown.size());
-  }
-  return "comparable: every recorded version agrees";
+std::string label(const store::RunRow& r) {
+  return config_key(r).configuration_label();
 }
 
-Comparability compare_version_stacks(std::span<const store::RunRow> a,
-                                     std::span<const store::RunRow> b) {
-  Comparability c;
-  const auto va = stack_values(a);
-  const auto vb = stack_values(b);
-  for (const auto& [key, values_a] : va) {
-    auto it = vb.find(key);
-    if (it == vb.end()) {
-      c.unknown.push_back(key);
-    } else if (values_a != it->second || values_a.size() > 1) {
-      // A side that mixes versions internally is no single stack either.
-      c.comparable = false;
-      c.differences.push_back(
-          fmt::format("{}: {} vs {}", key, joined(values_a), joined(it->second)));
+ConfigComparison compare_runs(const std::vector<const store::RunRow*>& runs_a,
+                              const std::vector<const store::RunRow*>& runs_b) {
+  ConfigComparison c;
+  c.configuration = label(*runs_a.front());
+  if (label(*runs_b.front()) != c.configuration) c.matched_as = label(*runs_b.front());
+  c.params_b = runs_a.front()->params_b.value_or(NAN);
+  const auto da = values(runs_a, [](auto& r) { return r.vs_fp16_energy_pct; });
+  const auto db = values(runs_b, [](auto& r) { return r.vs_fp16_energy_pct; });
+  c.delta_a = summarize(da);
+  c.delta_b = summarize(db);
+  c.gap_pp = c.delta_b.mean - c.delta_a.mean;
+  // Noise: the quadratic mean of the SDs that exist (one side with n = 1 contributes nothing).
+  double ss = 0.0;
+  int k = 0;
+  for (double sd : {c.delta_a.sd, c.delta_b.sd}) {
+    if (std::isfinite(sd)) {
+      ss += sd * sd;
+      ++k;
     }
   }
-  for (const auto& [key, values_b] : vb) {
-    if (!va.count(key)) c.unknown.push_back(key);
-  }
+  c.noise_pp = k ? std::sqrt(ss / k) : NAN;
+  c.gap_in_noise = c.noise_pp > 0 ? std::fabs(c.gap_pp) / c.noise_pp : NAN;
+  c.welch = welch_t_test(da, db);
+  const double ea = mean(values(runs_a, [](auto& r) { return r.energy_j_per_1k_tok; }));
+  const double eb = mean(values(runs_b, [](auto& r) { return r.energy_j_per_1k_tok; }));
+  const double fa = mean(values(runs_a, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
+  const double fb = mean(values(runs_b, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
+  c.energy_drift_pct = (eb / ea - 1.0) * 100.0;
+  c.fp16_energy_drift_pct = (fb / fa - 1.0) * 100.0;
   return c;
 }
 
-Comparison compare_sets(std::span<const store::RunRow> a, std::span<const store::RunRow> b) {
-  Comparison out;
-  out.stacks = compare_version_stacks(a, b);
-  const auto ga = by_configuration(a);
-  const auto gb = by_configuration(b);
-  for (const auto& [key, runs_a] : ga) {
-    auto it = gb.find(key);
-    if (it == gb.end()) {
-      out.only_a.push_back(key.first);
-      continue;
+}  // namespace
+
+std::string normalised_gpu(std::string_view gpu) {
+  std::string out;
+  for (size_t i = 0; i < gpu.size();) {
+    const size_t end = std::min(gpu.find(' ', i), gpu.size());
+    const std::string word = lower(gpu.substr(i, end - i));
+    if (!word.empty() && word != "nvidia" && word != "geforce") {
+      out += (out.empty() ? "" : " ") + word;
     }
-    const auto& runs_b = it->second;
-    ConfigComparison c;
-    c.configuration = key.first;
-    c.params_b = key.second;
-    const auto da = values(runs_a, [](auto& r) { return r.vs_fp16_energy_pct; });
-    const auto db = values(runs_b, [](auto& r) { return r.vs_fp16_energy_pct; });
-    c.delta_a = summarize(da);
-    c.delta_b = summarize(db);
-    c.gap_pp = c.delta_b.mean - c.delta_a.mean;
-    // Noise: the quadratic mean of the SDs that exist (one side with n = 1 contributes nothing).
-    double ss = 0.0;
-    int k = 0;
-    for (double sd : {c.delta_a.sd, c.delta_b.sd}) {
-      if (std::isfinite(sd)) {
-        ss += sd * sd;
-        ++k;
+    i = end + 1;
+  }
+  return out;
+}
+
+std::string normalised_model(std::string_view model) {
+  const size_t slash = model.rfind('/');
+  return lower(slash == std::string_view::npos ? model : model.substr(slash + 1));
+}
+
+bool same_model(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  return b.substr(0, a.size()) == a && (b.size() == a.size() || b[a.size()] == '-');
+}
+
+Comparison compare_sets(std::span<const store::RunRow> a, std::span<const store::RunRow> b,
+                        const std::set<std::string>& accept) {
+  Comparison out;
+  out.stacks = compare_version_stacks(a, b, accept);
+  out.left_out_a = left_out(a);
+  out.left_out_b = left_out(b);
+  const Groups ga = by_configuration(a);
+  const Groups gb = by_configuration(b);
+  std::set<std::pair<Bucket, std::string>> matched_b;
+  for (const auto& [bucket, models_a] : ga) {
+    const auto it = gb.find(bucket);
+    for (const auto& [model_a, runs_a] : models_a) {
+      const std::vector<const store::RunRow*>* runs_b = nullptr;
+      if (it != gb.end()) {
+        // The same name first, else one that extends it (or that it extends).
+        if (auto exact = it->second.find(model_a); exact != it->second.end()) {
+          runs_b = &exact->second;
+          matched_b.insert({bucket, model_a});
+        } else {
+          for (const auto& [model_b, runs] : it->second) {
+            if (!matched_b.count({bucket, model_b}) && same_model(model_a, model_b)) {
+              runs_b = &runs;
+              matched_b.insert({bucket, model_b});
+              break;
+            }
+          }
+        }
+      }
+      if (runs_b) {
+        out.configs.push_back(compare_runs(runs_a, *runs_b));
+      } else {
+        out.only_a.push_back(label(*runs_a.front()));
       }
     }
-    c.noise_pp = k ? std::sqrt(ss / k) : NAN;
-    c.gap_in_noise = c.noise_pp > 0 ? std::fabs(c.gap_pp) / c.noise_pp : NAN;
-    c.welch = welch_t_test(da, db);
-    const double ea = mean(values(runs_a, [](auto& r) { return r.energy_j_per_1k_tok; }));
-    const double eb = mean(values(runs_b, [](auto& r) { return r.energy_j_per_1k_tok; }));
-    const double fa = mean(values(runs_a, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
-    const double fb = mean(values(runs_b, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
-    c.energy_drift_pct = (eb / ea - 1.0) * 100.0;
-    c.fp16_energy_drift_pct = (fb / fa - 1.0) * 100.0;
-    out.configs.push_back(std::move(c));
   }
-  for (const auto& [key, runs] : gb) {
-    if (!ga.count(key)) out.only_b.push_back(key.first);
+  for (const auto& [bucket, models_b] : gb) {
+    for (const auto& [model_b, runs] : models_b) {
+      if (!matched_b.count({bucket, model_b})) out.only_b.push_back(label(*runs.front()));
+    }
   }
+  // By size, then name: the order people read a size sweep in.
+  std::stable_sort(out.configs.begin(), out.configs.end(),
+                   [](const ConfigComparison& x, const ConfigComparison& y) {
+                     return std::tie(x.params_b, x.configuration) <
+                            std::tie(y.params_b, y.configuration);
+                   });
   return out;
 }
 
@@ -152,7 +171,8 @@ Table comparison_table(const Comparison& c) {
                "welch_df",
                "welch_p",
                "energy_drift_pct",
-               "fp16_energy_drift_pct"};
+               "fp16_energy_drift_pct",
+               "b_names_it"};
   auto r4 = [](double v) -> store::Value {
     if (!std::isfinite(v)) return {};
     return std::round(v * 1e4) / 1e4;
@@ -162,7 +182,8 @@ Table comparison_table(const Comparison& c) {
                       r4(x.delta_a.mean), r4(x.delta_a.sd), static_cast<int64_t>(x.delta_b.n),
                       r4(x.delta_b.mean), r4(x.delta_b.sd), r4(x.gap_pp), r4(x.noise_pp),
                       r4(x.gap_in_noise), r4(x.welch.t), r4(x.welch.df), r4(x.welch.p_two_sided),
-                      r4(x.energy_drift_pct), r4(x.fp16_energy_drift_pct)});
+                      r4(x.energy_drift_pct), r4(x.fp16_energy_drift_pct),
+                      x.matched_as.empty() ? store::Value{} : store::Value{x.matched_as}});
   }
   return t;
 }

@@ -4,29 +4,23 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "analysis/aggregate.h"
+#include "analysis/left_out.h"
 #include "analysis/stats.h"
 #include "analysis/table.h"
+#include "analysis/version_stack.h"
 #include "store/run_row.h"
 
 namespace ec::analysis {
 
-// Sessions are comparable (and may be pooled) only when every version both record agrees.
-struct Comparability {
-  bool comparable = true;
-  std::vector<std::string> differences;  // "torch: 2.4.1+cu121 vs 2.5.1+cu121"
-  std::vector<std::string> unknown;      // versions recorded on one side only
-  std::string verdict() const;           // one line for people
-};
-Comparability compare_version_stacks(std::span<const store::RunRow> a,
-                                     std::span<const store::RunRow> b);
-
 struct ConfigComparison {
-  std::string configuration;  // GPU model precision[/format]
+  std::string configuration;  // GPU model precision[/format], as side A names it
+  std::string matched_as;     // side B's name for it when spelled differently, else ""
   double params_b = 0.0;
   MetricSummary delta_a, delta_b;  // vs_fp16_energy_pct per side
   double gap_pp = 0.0;             // mean_b − mean_a, percentage points
@@ -41,10 +35,21 @@ struct Comparison {
   std::vector<ConfigComparison> configs;  // configurations measured on both sides
   std::vector<std::string> only_a, only_b;
   Comparability stacks;
+  std::vector<LeftOut> left_out_a, left_out_b;  // runs that are not measurements, by why
 };
 
-// Only measured runs count. Configurations pair by GPU, model, size, precision and format.
-Comparison compare_sets(std::span<const store::RunRow> a, std::span<const store::RunRow> b);
+// Only measured runs count. Configurations pair by GPU, model, size, precision and format, with
+// names normalised: the GPU without "NVIDIA"/"GeForce" and case ("RTX 4090" = "NVIDIA GeForce RTX
+// 4090"); the model without its organisation and case, a shorter name matching a longer one that
+// extends it at a '-' ("TinyLlama-1.1B" = "TinyLlama/TinyLlama-1.1B-Chat-v1.0") when the sizes
+// agree. `accept` names version-stack fields whose difference the user accepts.
+Comparison compare_sets(std::span<const store::RunRow> a, std::span<const store::RunRow> b,
+                        const std::set<std::string>& accept = {});
+
+// The normalised names configurations pair by.
+std::string normalised_gpu(std::string_view gpu);
+std::string normalised_model(std::string_view model);
+bool same_model(std::string_view a, std::string_view b);  // on normalised names
 
 Table comparison_table(const Comparison& c);
 

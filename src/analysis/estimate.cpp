@@ -95,8 +95,8 @@ Table estimate_table(const Estimate& e, double params_b, const std::string& prec
 
 RegressionCheck check_regression(const CurveSet& curves, const store::RunRow& report, double k) {
   if (!report.is_measured()) {
-    fail("{}: basis is '{}', not 'measured': only a measurement can be graded", report.source_path,
-         report.basis);
+    fail("{}: not a measurement ({}): only a measurement can be graded", report.source_path,
+         report.why_not_measured());
   }
   if (!report.vs_fp16_energy_pct || !report.params_b) {
     fail("{}: the report has no vs_fp16_energy_pct or params_b to grade", report.source_path);

@@ -167,7 +167,7 @@ const Curve* CurveSet::find(const std::string& arch, const std::string& precisio
 }
 
 CurveSet fit_curves(std::span<const FitPoint> points,
-                    const std::map<std::string, std::string>& borrow) {
+                    const std::map<std::string, std::string>& borrow, size_t min_points) {
   CurveSet set;
   set.borrow = borrow;
   std::map<std::pair<std::string, std::string>, std::vector<FitPoint>> groups;
@@ -184,6 +184,14 @@ CurveSet fit_curves(std::span<const FitPoint> points,
     for (const auto& [n, acc] : sizes) set.fp16_anchors[arch][n] = acc.first / acc.second;
   }
   for (auto& [key, pts] : groups) {
+    if (pts.size() < min_points) {
+      set.refused.push_back(
+          {key.first, key.second, pts,
+           fmt::format("{} point(s), fewer than the curve's {} parameters: not fitted "
+                       "(--allow-few-points fits it with N* fixed at the median size)",
+                       pts.size(), kCurveParameters)});
+      continue;
+    }
     Curve c;
     c.arch = key.first;
     c.precision = key.second;
@@ -251,6 +259,7 @@ std::vector<FitPoint> read_measured_csv(const CsvTable& table, std::vector<std::
       if (c_gpu) p.gpu = table.text(r, *c_gpu);
       if (c_model) p.model = table.text(r, *c_model);
       if (c_trials) p.n = table.integer(r, *c_trials).value_or(1);
+      p.source = fmt::format("{} line {}", table.path().filename().string(), table.line(r));
       out.push_back(std::move(p));
     } catch (const Error& e) {
       problems.push_back(e.what());
@@ -273,7 +282,8 @@ nlohmann::json curves_to_json(const CurveSet& set) {
                          {"dE", std::round(a.delta_pct * 100.0) / 100.0},
                          {"model", a.model},
                          {"gpu", a.gpu},
-                         {"n", a.n}});
+                         {"n", a.n},
+                         {"source", a.source}});
     }
     auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
     curves[c.arch][c.precision] = {{"A", c.fit.params.a},
@@ -299,6 +309,15 @@ nlohmann::json curves_to_json(const CurveSet& set) {
     }
   }
   out["borrowed"] = borrowed;
+  json refused = json::object();
+  for (const auto& r : set.refused) {
+    json points = json::array();
+    for (const auto& p : r.points) {
+      points.push_back({{"N", p.params_b}, {"model", p.model}, {"source", p.source}});
+    }
+    refused[r.arch][r.precision] = {{"reason", r.reason}, {"points", points}};
+  }
+  out["refused"] = refused;
   json fp16 = json::object();
   for (const auto& [arch, sizes] : set.fp16_anchors) {
     json anchors = json::array();
@@ -353,6 +372,7 @@ CurveSet curves_from_json(const nlohmann::json& j, const std::filesystem::path& 
           fp.model = an.value("model", "");
           fp.gpu = an.value("gpu", "");
           fp.n = an.contains("n") && an["n"].is_number_integer() ? an["n"].get<int64_t>() : 1;
+          if (an.contains("source") && an["source"].is_string()) fp.source = an["source"];
           c.anchors.push_back(std::move(fp));
         }
       }

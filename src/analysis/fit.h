@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct FitPoint {
   double delta_pct = 0.0;
   double fp16_energy_j_per_1k_tok = 0.0;  // 0 when unknown
   int64_t n = 1;                          // trials behind the point
+  std::string source;                     // the session, or the measured.csv file and line
 };
 
 struct CurveParams {
@@ -70,8 +72,21 @@ inline const std::map<std::string, std::string>& default_borrow() {
   return borrow;
 }
 
+// A class fit_curves left out: too few points for the curve's parameters.
+struct RefusedCurve {
+  std::string arch;
+  std::string precision;
+  std::vector<FitPoint> points;
+  std::string reason;
+};
+
+// The curve has three parameters (A, S, N*): with fewer points it is not identified and its
+// resid_std (0 with as many points as free parameters) would promise an accuracy nobody measured.
+inline constexpr size_t kCurveParameters = 3;
+
 struct CurveSet {
   std::vector<Curve> curves;  // sorted by (arch, precision)
+  std::vector<RefusedCurve> refused;
   std::map<std::string, std::string> borrow;
   // FP16 J/1k tok per arch and size: the mean over every point at that size.
   std::map<std::string, std::map<double, double>> fp16_anchors;
@@ -79,8 +94,11 @@ struct CurveSet {
   const Curve* find(const std::string& arch, const std::string& precision) const;
 };
 
+// Classes with fewer than `min_points` points are not fitted but listed in `refused`; pass 1 to
+// fit them anyway (fewer than 3 points then fix N* at the median size).
 CurveSet fit_curves(std::span<const FitPoint> points,
-                    const std::map<std::string, std::string>& borrow = default_borrow());
+                    const std::map<std::string, std::string>& borrow = default_borrow(),
+                    size_t min_points = kCurveParameters);
 
 // measured.csv (published layout: gpu, arch, model, params_b, precision, energy_fp16_j1k,
 // energy_quant_j1k, n_trials, ...): one point per row. Throws for missing columns; bad rows go to
@@ -90,12 +108,15 @@ std::vector<FitPoint> read_measured_csv(const CsvTable& table, std::vector<std::
 // Points from runs: one per configuration and session (the mean delta of its measured replicates).
 // Sessions whose version stacks differ are not pooled into one (arch, precision) curve: that throws
 // ec::Error saying which versions differ, unless `force`, which turns it into a warning.
+// `accept` names version-stack fields whose difference does not stop pooling (see compare).
 std::vector<FitPoint> fit_points_from_runs(std::span<const store::RunRow> rows, bool force,
-                                           std::vector<std::string>& warnings);
+                                           std::vector<std::string>& warnings,
+                                           const std::set<std::string>& accept = {});
 
 // curves.json in the original's layout (curves → arch → precision → A, S, Nstar, resid_std, n_min,
 // n_max, crossover_b, anchors, loo_mae), plus our fields (n_points, nstar_fixed, loo_coverage95,
-// fp16_energy, borrowed). The original's estimator reads it unchanged.
+// each anchor's source, fp16_energy, borrowed, refused). The original's estimator reads it
+// unchanged.
 nlohmann::json curves_to_json(const CurveSet& set);
 CurveSet curves_from_json(const nlohmann::json& j, const std::filesystem::path& path);
 

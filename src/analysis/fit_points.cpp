@@ -3,14 +3,15 @@
 #include <map>
 
 #include "analysis/aggregate.h"
-#include "analysis/compare.h"
 #include "analysis/fit.h"
+#include "analysis/version_stack.h"
 #include "core/error.h"
 
 namespace ec::analysis {
 
 std::vector<FitPoint> fit_points_from_runs(std::span<const store::RunRow> rows, bool force,
-                                           std::vector<std::string>& warnings) {
+                                           std::vector<std::string>& warnings,
+                                           const std::set<std::string>& accept) {
   // Sessions per (arch, precision), to check every pair that would share a curve.
   std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<store::RunRow>>>
       sessions;
@@ -20,11 +21,16 @@ std::vector<FitPoint> fit_points_from_runs(std::span<const store::RunRow> rows, 
   for (const auto& [cls, by_session] : sessions) {
     for (auto a = by_session.begin(); a != by_session.end(); ++a) {
       for (auto b = std::next(a); b != by_session.end(); ++b) {
-        const Comparability c = compare_version_stacks(a->second, b->second);
+        const Comparability c = compare_version_stacks(a->second, b->second, accept);
         if (c.comparable) continue;
         const std::string message = fmt::format("{} {}: sessions '{}' and '{}' are {}", cls.first,
                                                 cls.second, a->first, b->first, c.verdict());
-        if (!force) fail("{} (fit them separately, or pass --force to pool anyway)", message);
+        if (!force) {
+          fail(
+              "{} (fit them separately, accept a named difference with --accept-difference, or "
+              "pass --force to pool anyway)",
+              message);
+        }
         warnings.push_back(message + " — pooled because of --force");
       }
     }
@@ -41,7 +47,8 @@ std::vector<FitPoint> fit_points_from_runs(std::span<const store::RunRow> rows, 
     p.delta_pct = s.vs_fp16_energy_pct.mean;
     p.fp16_energy_j_per_1k_tok =
         s.fp16_energy_j_per_1k_tok.n ? s.fp16_energy_j_per_1k_tok.mean : 0.0;
-    p.n = static_cast<int64_t>(s.vs_fp16_energy_pct.n);
+    p.n = static_cast<int64_t>(s.n_trials);
+    p.source = s.key.session;
     if (p.precision == "FP16") continue;  // the baseline itself has no curve
     points.push_back(std::move(p));
   }

@@ -26,6 +26,9 @@ struct ImportResult {
   std::vector<std::string> problems;  // one message each, naming the file (and line)
   size_t files_read = 0;              // files that gave at least one row
   size_t files_skipped = 0;           // files rejected whole
+  size_t rows_rejected = 0;           // CSV rows rejected (their files' other rows were read)
+  // Anything given that was not stored: a file or row rejected, a path that does not exist.
+  bool any_rejected() const { return files_skipped > 0 || rows_rejected > 0; }
 };
 
 // Files and directories (walked recursively for *.csv and *.json). A malformed file or CSV row is
@@ -43,9 +46,30 @@ bool is_measured_csv(const CsvTable& table);
 std::vector<store::RunRow> import_published_csv(const CsvTable& table,
                                                 std::vector<std::string>& problems);
 
+// Rows of the fit input layout (measured.csv): one configuration per row with its n (n_trials),
+// basis measured, the delta computed from the two energies, the session from the row's GPU and
+// the date its note names (fit_input_session). Throws for a missing column; bad rows go to
+// `problems`.
+std::vector<store::RunRow> import_fit_input_csv(const CsvTable& table,
+                                                std::vector<std::string>& problems);
+// "RTX 4090 July 2026 (measured.csv)", "RTX 4090 2026-08-06 (measured.csv)", "T4 (measured.csv)".
+std::string fit_input_session(const std::string& gpu, std::string_view note,
+                              const std::string& file_name);
+
 // One energy.json (ours or the original's). Throws ec::Error naming the file and the field, or the
-// size when `text` is longer than kMaxReportBytes.
+// size when `text` is longer than kMaxReportBytes. A report enters only when it passes what
+// `validate` checks (our schema when it has report_format, else the original's 1.1, and the
+// consistency checks) and row_check_failures(): otherwise the error lists the failures.
 store::RunRow import_report(std::string_view text, const std::filesystem::path& path);
+
+// Throws ec::Error ("rejected, not stored: FILE: /pointer: why; …") when the report fails the
+// checks above.
+void refuse_unless_valid(std::string_view text, const std::filesystem::path& path,
+                         const store::RunRow& row);
+
+// A run's identity from its content: a hash of the fields that identify it (when, where, what,
+// and what was measured), for reports that carry no run_id. Independent of the file's bytes.
+std::string content_run_id(const store::RunRow& row);
 
 // The UTC day of an ISO-8601 timestamp ("2026-08-19T06:05:13Z" → "2026-08-19"), or "" when the
 // text does not start with a date.

@@ -2,6 +2,7 @@
 #include <array>
 
 #include "analysis/import.h"
+#include "analysis/row_checks.h"
 #include "core/error.h"
 
 namespace ec::analysis {
@@ -81,6 +82,11 @@ std::vector<store::RunRow> import_published_csv(const CsvTable& table,
             "{}: line {}, column 'basis': expected measured/interpolated/extrapolated/"
             "unavailable, got '{}'",
             table.path().string(), table.line(r), row.basis);
+      }
+      if (const auto failures = row_check_failures(row); !failures.empty()) {
+        std::string why;
+        for (const auto& f : failures) why += (why.empty() ? "" : "; ") + f;
+        fail("{}: line {}: rejected, not stored: {}", table.path().string(), table.line(r), why);
       }
       if (row.session.empty()) row.session = utc_day(row.timestamp_utc);
       row.source_path = table.path().string();

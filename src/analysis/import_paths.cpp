@@ -48,15 +48,18 @@ void import_file(const fs::path& file, const ImportOptions& options, ImportResul
     std::vector<store::RunRow> rows;
     if (file.extension() == ".csv") {
       const CsvTable table = CsvTable::parse(text, file);
+      const size_t problems_before = out.problems.size();
       if (is_measured_csv(table)) {
-        fail("{}: this is the fit input layout (measured.csv), not runs; give it to `fit`",
-             file.string());
+        rows = import_fit_input_csv(table, out.problems);
+      } else if (is_published_run_csv(table)) {
+        rows = import_published_csv(table, out.problems);
+      } else {
+        fail(
+            "{}: neither the published run layout (run_id, energy_j_per_1k_tok, ...) nor the fit "
+            "input layout (energy_fp16_j1k, energy_quant_j1k, ...)",
+            file.string());
       }
-      if (!is_published_run_csv(table)) {
-        fail("{}: not the published run layout (needs columns run_id, energy_j_per_1k_tok, ...)",
-             file.string());
-      }
-      rows = import_published_csv(table, out.problems);
+      out.rows_rejected += out.problems.size() - problems_before;
       if (rows.empty() && table.row_count() > 0) {
         ++out.files_skipped;
         return;
@@ -136,6 +139,7 @@ ImportResult import_paths(std::span<const fs::path> paths, const ImportOptions& 
     out.problems.insert(out.problems.end(), part.problems.begin(), part.problems.end());
     out.files_read += part.files_read;
     out.files_skipped += part.files_skipped;
+    out.rows_rejected += part.rows_rejected;
   }
   return out;
 }

@@ -11,8 +11,10 @@
 #include <stdexcept>
 
 #include "analysis/import.h"
+#include "analysis/row_checks.h"
 #include "core/error.h"
 #include "core/sha256.h"
+#include "report/validate.h"
 #include "store/json_doc.h"
 
 namespace ec::analysis {
@@ -211,8 +213,6 @@ store::RunRow import_report(std::string_view text, const std::filesystem::path& 
 
   row.run_id = in.text("run_id");
   if (row.run_id.empty()) row.run_id = in.text("run.id");
-  // The original's reports carry no id: the content hash makes re-ingesting the same file a no-op.
-  if (row.run_id.empty()) row.run_id = "sha256:" + sha256_hex(text).substr(0, 16);
   row.timestamp_utc = in.text("timestamp_utc");
   row.session = in.text("session");
   if (row.session.empty()) row.session = utc_day(row.timestamp_utc);
@@ -284,7 +284,59 @@ store::RunRow import_report(std::string_view text, const std::filesystem::path& 
       }
     }
   }
+  // The original's reports carry no id: it comes from the fields that identify the run, so the
+  // same report re-serialised (compact, reindented, keys reordered) stays one run.
+  if (row.run_id.empty()) row.run_id = content_run_id(row);
+  refuse_unless_valid(text, path, row);
   return row;
+}
+
+std::string content_run_id(const store::RunRow& row) {
+  std::string identity;
+  for (const char* name :
+       {"timestamp_utc", "gpu", "gpu_arch", "model", "params_b", "precision", "weight_format",
+        "batch_size", "basis", "energy_j_per_1k_tok", "fp16_energy_j_per_1k_tok",
+        "vs_fp16_energy_pct", "total_energy_j", "throughput_tok_s", "avg_power_w", "perplexity"}) {
+    const store::Value v = store::find_run_field(name)->get(row);
+    identity += name;
+    identity += '=';
+    if (auto* t = std::get_if<std::string>(&v)) identity += *t;
+    if (auto* d = std::get_if<double>(&v)) identity += fmt::format("{}", *d);
+    if (auto* i = std::get_if<int64_t>(&v)) identity += std::to_string(*i);
+    identity += '\x1f';
+  }
+  return "content:" + sha256_hex(identity).substr(0, 16);
+}
+
+void refuse_unless_valid(std::string_view text, const std::filesystem::path& path,
+                         const store::RunRow& row) {
+  std::vector<std::string> failures;
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    fail("{}: not valid JSON: {}", path.string(), e.what());
+  }
+  // Ours carry report_format; the original's are held to its schema 1.1. Either way the same
+  // consistency checks as `validate`.
+  const report::ValidationResult checked =
+      doc.contains("report_format") ? report::validate_report(doc, path.string())
+                                    : report::validate_against_original(doc, path.string());
+  // The validators start each failure with the file name, given once below.
+  const std::string prefix = path.string() + ": ";
+  for (const auto& f : checked.failures) {
+    failures.push_back(f.starts_with(prefix) ? f.substr(prefix.size()) : f);
+  }
+  for (const auto& f : row_check_failures(row)) failures.push_back(f);
+  if (failures.empty()) return;
+  // Each failure names the field; the first few are enough to act on.
+  constexpr size_t kShown = 4;
+  std::string why;
+  for (size_t i = 0; i < failures.size() && i < kShown; ++i) {
+    why += (i ? "; " : "") + failures[i];
+  }
+  if (failures.size() > kShown) why += fmt::format("; and {} more", failures.size() - kShown);
+  fail("{}: rejected, not stored: {}", path.string(), why);
 }
 
 }  // namespace ec::analysis

@@ -84,13 +84,15 @@ std::string render_md(const Table& t) {
   return out;
 }
 
-std::string render_csv(const Table& t) {
+std::string render_csv(const Table& t, std::string_view line_end) {
   std::string out;
-  for (size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + csv_escape(t.columns[c]);
-  out += "\n";
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    out += (c ? "," : "") + csv_cell(store::Value{t.columns[c]});
+  }
+  out += line_end;
   for (const auto& row : t.rows) {
-    for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_escape(cell_text(row[c]));
-    out += "\n";
+    for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_cell(row[c]);
+    out += line_end;
   }
   return out;
 }
@@ -132,6 +134,14 @@ OutputFormat parse_output_format(std::string_view name) {
   fail_usage("unknown output format '{}' (expected md, csv, json, jsonl or sql)", name);
 }
 
+std::string csv_cell(const store::Value& value) {
+  return csv_escape(cell_text(value));
+}
+
+std::string render_published_csv(const Table& t) {
+  return render_csv(t, "\r\n");
+}
+
 std::string format_real(double value) {
   std::string s = fmt::format("{}", value);
   if (std::isfinite(value) && s.find_first_of(".eE") == std::string::npos) s += ".0";
@@ -143,7 +153,7 @@ std::string render(const Table& t, OutputFormat format) {
     case OutputFormat::md:
       return render_md(t);
     case OutputFormat::csv:
-      return render_csv(t);
+      return render_csv(t, "\n");
     case OutputFormat::json: {
       nlohmann::json arr = nlohmann::json::array();
       for (const auto& row : t.rows) arr.push_back(row_object(t, row));

@@ -23,6 +23,14 @@ struct Table {
 
 std::string render(const Table& table, OutputFormat format);
 
+// CSV as the original's Python csv writer writes its published files: CRLF line ends, minimal
+// quoting, reals as repr() writes them. `diff` against a published file is empty for the same data.
+std::string render_published_csv(const Table& table);
+
+// One CSV cell as written by both CSV printers: absent → empty, reals by format_real, quoted when
+// it holds a comma, a quote or a line break.
+std::string csv_cell(const store::Value& value);
+
 // A double the way Python's repr() writes it in the original's CSVs: shortest round-trip digits,
 // always with a decimal point ("7.0", not "7").
 std::string format_real(double value);

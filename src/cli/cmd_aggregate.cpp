@@ -44,29 +44,28 @@ void add_aggregate_command(CLI::App& app) {
   cmd->add_option("paths", o->paths, "Reports, CSVs or directories (default: the results store)");
   analysis_cli::add_common_options(cmd, o->common);
   cmd->add_option("--session", o->session, "Session name for the runs read from PATHs");
-  cmd->add_option("--summary-csv", o->summary_csv, "Write the summary in the published layout");
-  cmd->add_option("--raw-csv", o->raw_csv, "Write the runs in the published CSV layout");
+  cmd->add_option("--summary-csv", o->summary_csv,
+                  "Write the summary as the original publishes it (its columns, value formats, "
+                  "CRLF): diff against a published .summary.csv is empty for the same runs");
+  cmd->add_option("--raw-csv", o->raw_csv,
+                  "Write the measured runs in the published CSV layout (CRLF, as published)");
   cmd->callback([o] {
     const auto format = analysis_cli::output_format(o->common);
     const analysis::LoadedRuns runs = analysis_cli::load(o->paths, o->common, o->session);
     const analysis::AggregateResult result = analysis::aggregate(runs.rows);
-    if (result.not_measured > 0) {
-      fmt::print(stderr,
-                 "ecocompute: {} run(s) not measured (interpolated/extrapolated/unavailable) "
-                 "left out\n",
-                 result.not_measured);
+    if (!result.left_out.empty()) {
+      fmt::print(stderr, "ecocompute: {}\n", analysis::left_out_line(result.left_out));
     }
     if (!o->summary_csv.empty()) {
-      write_file_atomic(o->summary_csv, analysis::render(analysis::summary_table(result),
-                                                         analysis::OutputFormat::csv));
+      write_file_atomic(o->summary_csv,
+                        analysis::render_published_csv(analysis::summary_table(result)));
     }
     if (!o->raw_csv.empty()) {
       std::vector<store::RunRow> measured;
       for (const auto& r : runs.rows) {
         if (r.is_measured()) measured.push_back(r);
       }
-      write_file_atomic(
-          o->raw_csv, analysis::render(analysis::raw_table(measured), analysis::OutputFormat::csv));
+      write_file_atomic(o->raw_csv, analysis::render_published_csv(analysis::raw_table(measured)));
     }
     analysis_cli::print(format == analysis::OutputFormat::md ? brief_table(result)
                                                              : analysis::aggregate_table(result),

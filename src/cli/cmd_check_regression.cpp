@@ -1,4 +1,5 @@
 // `ecocompute check-regression energy.json --curves curves.json`: grade a measured report.
+// Exit 0 within/improvement, 1 regression, 3 not graded (invalid or not a measurement), 2 usage.
 #include <nlohmann/json.hpp>
 
 #include "analysis/estimate.h"
@@ -13,8 +14,9 @@ namespace ec::cli {
 void add_check_regression_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "check-regression",
-      "Grade a measured energy.json against same-size anchors, else the curve (band k*resid_std); "
-      "exit 1 on a regression");
+      "Grade a measured energy.json against same-size anchors, else the curve (band k*resid_std). "
+      "Exit 0: within or improvement; 1: regression; 3: not graded (the report fails the checks "
+      "of `validate` or is not a measurement); 2: usage");
   struct Options {
     std::string report, curves;
     double k = 2.0;
@@ -30,7 +32,19 @@ void add_check_regression_command(CLI::App& app) {
   cmd->callback([o] {
     const auto format = analysis_cli::output_format(o->common);
     const auto curves = load_curves(o->curves);
-    const store::RunRow row = analysis::import_report(read_file(o->report), o->report);
+    // Only a valid hardware measurement is graded; anything else exits 3, apart from a regression.
+    store::RunRow row;
+    try {
+      row = analysis::import_report(read_file(o->report), o->report);
+    } catch (const Error& e) {
+      fmt::print(stderr, "ecocompute: not graded: {}\n", e.what());
+      throw ExitStatus{3};
+    }
+    if (!row.is_measured()) {
+      fmt::print(stderr, "ecocompute: not graded: {}: not a measurement: {}\n", o->report,
+                 row.why_not_measured());
+      throw ExitStatus{3};
+    }
     const analysis::RegressionCheck r = analysis::check_regression(curves, row, o->k);
     analysis_cli::print(analysis::regression_table(r, row), format);
     if (r.verdict == "regression") throw ExitStatus{1};

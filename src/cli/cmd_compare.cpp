@@ -1,4 +1,6 @@
 // `ecocompute compare A B`: two sessions (names in the store) or two report sets (paths).
+#include <set>
+
 #include "analysis/compare.h"
 #include "cli/analysis_commands.h"
 #include "cli/commands.h"
@@ -9,7 +11,24 @@ namespace {
 
 // A side is a path when one exists by that name, otherwise a session in the store.
 std::vector<store::RunRow> side(const std::string& what, const analysis_cli::CommonOptions& o) {
-  if (std::filesystem::exists(what)) return analysis_cli::load({what}, o).rows;
+  if (std::filesystem::exists(what)) {
+    auto rows = analysis_cli::load({what}, o).rows;
+    // A side is one session: runs of several sessions would be pooled without a look at their
+    // stacks (measured.csv holds one session per GPU and date).
+    std::set<std::string> sessions;
+    for (const auto& r : rows) {
+      if (r.is_measured()) sessions.insert(r.session);
+    }
+    if (sessions.size() > 1) {
+      std::string names;
+      for (const auto& n : sessions) names += (names.empty() ? "'" : ", '") + n + "'";
+      fail_usage(
+          "{} holds {} sessions ({}); ingest it (`ecocompute ingest --db F {}`) and compare two "
+          "of them by name",
+          what, sessions.size(), names, what);
+    }
+    return rows;
+  }
   analysis_cli::CommonOptions store_only = o;
   std::vector<store::RunRow> rows;
   for (auto& r : analysis_cli::load({}, store_only).rows) {
@@ -27,19 +46,30 @@ void add_compare_command(CLI::App& app) {
   struct Options {
     std::string a, b;
     analysis_cli::CommonOptions common;
+    std::vector<std::string> accept;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("A", o->a, "Session name, report file or directory")->required();
   cmd->add_option("B", o->b, "Session name, report file or directory")->required();
   analysis_cli::add_common_options(cmd, o->common);
+  cmd->add_option("--accept-difference", o->accept,
+                  "A version-stack field (e.g. python) whose difference you know does not matter: "
+                  "listed as accepted instead of making the sessions incomparable")
+      ->delimiter(',');
   cmd->callback([o] {
     const auto format = analysis_cli::output_format(o->common);
     const auto a = side(o->a, o->common);
     const auto b = side(o->b, o->common);
-    const analysis::Comparison c = analysis::compare_sets(a, b);
+    const analysis::Comparison c =
+        analysis::compare_sets(a, b, std::set<std::string>(o->accept.begin(), o->accept.end()));
     analysis_cli::print(analysis::comparison_table(c), format);
     // The verdict goes to stderr so machine formats on stdout stay parseable.
     fmt::print(stderr, "version stacks: {}\n", c.stacks.verdict());
+    for (const auto& [side_name, groups] :
+         {std::pair{"A", &c.left_out_a}, std::pair{"B", &c.left_out_b}}) {
+      if (!groups->empty())
+        fmt::print(stderr, "{}: {}\n", side_name, analysis::left_out_line(*groups));
+    }
     if (!c.only_a.empty() || !c.only_b.empty()) {
       fmt::print(stderr, "configurations only in A: {}, only in B: {}\n", c.only_a.size(),
                  c.only_b.size());

@@ -1,5 +1,9 @@
-// `ecocompute ingest PATH…`: index reports and published CSVs into the results store.
+// `ecocompute ingest PATH…`: index reports, published CSVs and the fit input into the results
+// store. Exit status: 0 everything given was stored; 3 some files or rows were rejected (each named
+// on stderr with its field; the rest was stored); 2 usage; 1 nothing stored (the store could not
+// be opened or written).
 #include "analysis/import.h"
+#include "analysis/left_out.h"
 #include "cli/analysis_commands.h"
 #include "cli/commands.h"
 #include "store/store.h"
@@ -7,9 +11,11 @@
 namespace ec::cli {
 
 void add_ingest_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("ingest",
-                                 "Index energy.json reports and published CSVs (files or "
-                                 "directories) into the results store");
+  auto* cmd = app.add_subcommand(
+      "ingest",
+      "Index energy.json reports, published CSVs and measured.csv (files or directories) into "
+      "the results store. Reports and rows that fail the checks of `validate` are rejected. "
+      "Exit 0: all stored; 3: some rejected, the rest stored; 2: usage; 1: nothing stored");
   struct Options {
     std::vector<std::string> paths;
     std::string db;
@@ -24,18 +30,23 @@ void add_ingest_command(CLI::App& app) {
   cmd->callback([o] {
     std::vector<std::filesystem::path> paths(o->paths.begin(), o->paths.end());
     const analysis::ImportResult imported = analysis::import_paths(paths, {.session = o->session});
-    analysis_cli::report_problems(imported.problems);
+    for (const auto& p : imported.problems) fmt::print(stderr, "ecocompute: rejected: {}\n", p);
     store::Store store =
         store::Store::open(o->db.empty() ? store::default_db_path() : std::filesystem::path(o->db));
     const store::IngestStats s = store.ingest(imported.rows);
+    const auto left_out = analysis::left_out(imported.rows);
     size_t not_measured = 0;
-    for (const auto& r : imported.rows) not_measured += r.is_measured() ? 0 : 1;
+    for (const auto& g : left_out) not_measured += g.runs;
     fmt::print(
-        "{}: {} new, {} updated, {} unchanged runs from {} file(s); {} file(s) skipped; "
-        "{} run(s) not measured (kept, never used as measurements); {} runs stored\n",
+        "{}: {} new, {} updated, {} unchanged runs from {} file(s); {} file(s) and {} row(s) "
+        "rejected; {} run(s) kept but not measurements (never used as measurements); {} runs "
+        "stored\n",
         store.path().string(), s.inserted, s.updated, s.unchanged, imported.files_read,
-        imported.files_skipped, not_measured, store.count());
-    if (imported.rows.empty()) throw ExitStatus{1};
+        imported.files_skipped, imported.rows_rejected, not_measured, store.count());
+    for (const auto& g : left_out)
+      fmt::print("  not a measurement ({} run(s)): {}\n", g.runs, g.reason);
+    if (imported.any_rejected()) throw ExitStatus{3};
+    if (imported.rows.empty()) throw ExitStatus{1};  // nothing found to store
   });
 }
 

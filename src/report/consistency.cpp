@@ -157,13 +157,9 @@ class Checker {
     if (!basis) return;
     const char* energies[] = {"total_energy_joules", "energy_per_token_mj", "avg_power_watts"};
     if (*basis == "measured") {
-      auto source = text(doc_, "/measurement_source");
-      if (!source || !is_hardware_source(*source)) {
-        failure("/measurement_source",
-                "basis is measured but the measurement source '{}' is not a hardware meter "
-                "(nvml*, direct-nvml, rapl*)",
-                source.value_or("absent"));
-      }
+      const std::string why =
+          why_not_a_measurement(*basis, text(doc_, "/measurement_source").value_or(""));
+      if (!why.empty()) failure("/measurement_source", "basis is measured, but {}", why);
       if (const json* m = find(doc_, "/meter/measures_energy"); m && m->is_boolean() && !*m) {
         failure("/meter/measures_energy", "false, but {}/basis is measured", r);
       }
@@ -386,17 +382,10 @@ double rounding_half_unit(double value) {
   return 1e-9;
 }
 
-bool is_hardware_source(std::string_view source) {
-  for (std::string_view prefix : {"nvml", "direct-nvml", "rapl"}) {
-    if (source.substr(0, prefix.size()) == prefix) return true;
-  }
-  return false;
-}
-
 bool is_measurement(const json& report) {
-  auto basis = text(report, "/results/basis");
-  auto source = text(report, "/measurement_source");
-  return basis == "measured" && source && is_hardware_source(*source);
+  return why_not_a_measurement(text(report, "/results/basis").value_or(""),
+                               text(report, "/measurement_source").value_or(""))
+      .empty();
 }
 
 std::vector<std::string> check_consistency(const json& report, std::string_view source_name) {

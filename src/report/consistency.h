@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/measurement_rule.h"
+
 namespace ec::report {
 
 // Relative tolerance of total_energy / tokens against avg_power / throughput (MEASUREMENT.md).
@@ -20,12 +22,9 @@ inline constexpr double kSumTolerance = 0.01;
 std::vector<std::string> check_consistency(const nlohmann::json& report,
                                            std::string_view source_name);
 
-// True for sources a hardware energy meter produces: nvml*, direct-nvml (the original's), rapl*.
-bool is_hardware_source(std::string_view measurement_source);
-
-// True when the report claims a measurement a hardware meter produced in that run:
-// results.basis == "measured" with a hardware measurement_source. The original's no-GPU reports
-// (basis interpolated, source "ecocompute-dataset ...") are not.
+// True when the report claims a measurement a hardware meter produced in that run, by the one rule
+// of report/measurement_rule.h on results.basis and measurement_source. The original's no-GPU
+// reports (basis interpolated) and its illustrative example (an ILLUSTRATIVE source) are not.
 bool is_measurement(const nlohmann::json& report);
 
 // Half a unit of the last decimal `value` was written with (29.8 -> 0.05; 1659 -> 0.5), at most

@@ -172,7 +172,8 @@ json run_json(const store::RunRow& r) {
           {"basis", r.basis},
           {"vs_fp16_energy_pct", opt(r.vs_fp16_energy_pct)},
           {"source_path", r.source_path},
-          {"measurement_source", r.measurement_source}};
+          {"measurement_source", r.measurement_source},
+          {"why", r.why_not_measured()}};
 }
 
 }  // namespace
@@ -195,6 +196,9 @@ json site_data(const SiteInput& input, const std::string& generated_utc) {
     }
   }
   out["not_measured"] = not_measured;
+  json left_out = json::array();
+  for (const auto& g : agg.left_out) left_out.push_back({{"reason", g.reason}, {"runs", g.runs}});
+  out["left_out"] = left_out;
   json sessions = json::array();
   for (const auto& [name, rows] : by_session) {
     size_t n_configs = 0;

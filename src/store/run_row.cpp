@@ -4,6 +4,8 @@
 #include <array>
 #include <type_traits>
 
+#include "report/measurement_rule.h"
+
 namespace ec::store {
 namespace {
 
@@ -180,6 +182,10 @@ const std::array<std::string_view, 38> kPublished = [] {
 }();
 
 }  // namespace
+
+std::string RunRow::why_not_measured() const {
+  return report::why_not_a_measurement(basis, measurement_source);
+}
 
 std::span<const RunField> run_fields() {
   return kFields;

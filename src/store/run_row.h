@@ -59,7 +59,11 @@ struct RunRow {
   // ...) plus ours (ecocompute.*, engine.*, meter.*). Two sessions compare only when these agree.
   std::map<std::string, std::string> versions;
 
-  bool is_measured() const { return basis == "measured"; }
+  // The one measurement rule (report/measurement_rule.h) on basis and measurement_source: what
+  // every statistic, fit, chart and regression check admits.
+  bool is_measured() const { return why_not_measured().empty(); }
+  // Why this run is kept but never used as a measurement; empty when it is one.
+  std::string why_not_measured() const;
 };
 
 enum class FieldKind { text, real, integer };

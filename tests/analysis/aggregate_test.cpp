@@ -68,10 +68,11 @@ TEST(Aggregate, SummaryCsvHasExactlyThePublishedColumns) {
       "fp16_energy_cv_pct,vs_fp16_energy_pct_mean,vs_fp16_energy_pct_sd,vs_fp16_energy_cv_pct,"
       "throughput_tok_s_mean,throughput_cv_pct,avg_power_w_mean,avg_power_cv_pct,"
       "delta_perplexity_pct,perplexity_identical_across_replicates");
-  EXPECT_NE(csv.find("\n7.0,Qwen/Qwen2-7B,INT8,3,13516.6667,125.8306,0.9309,"), std::string::npos)
+  // The original's formats: means and SDs to 3 decimals, CVs to 2, yes/no.
+  EXPECT_NE(csv.find("\n7.0,Qwen/Qwen2-7B,INT8,3,13516.667,125.831,0.93,"), std::string::npos)
       << csv;
-  EXPECT_NE(csv.find(",105.9,4.3313,4.09,6.3,1.5873,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",1.193,True\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",105.9,4.331,4.09,6.3,1.59,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1.193,yes\n"), std::string::npos) << csv;
 }
 
 TEST(Aggregate, PublishedSessionFileSingleRuns) {
@@ -85,18 +86,17 @@ TEST(Aggregate, PublishedSessionFileSingleRuns) {
   const std::string csv = render(summary_table(result), OutputFormat::csv);
   // n = 1: the mean is the run's value and SD/CV cells are empty, never 0.
   EXPECT_NE(
-      csv.find("0.5,Qwen/Qwen2-0.5B,INT8,1,9941.865,,,1431.356,,,594.58,,,8.6,,85.3,,0.519,True"),
+      csv.find("0.5,Qwen/Qwen2-0.5B,INT8,1,9941.865,,,1431.356,,,594.58,,,8.6,,85.3,,0.519,yes"),
       std::string::npos)
       << csv;
 }
 
 TEST(Aggregate, RawCsvReproducesThePublishedFile) {
   const fs::path file = test::fixture("original/rtx4090_paired_energy_quality_2026-08-19.csv");
-  std::string published = read_file(file);
-  // The published file ends its lines with CRLF (Python's csv module); ours end with LF.
-  for (size_t at; (at = published.find("\r\n")) != std::string::npos;) published.erase(at, 1);
+  // CRLF line ends included, as Python's csv module writes them.
+  const std::string published = read_file(file);
   const auto rows = load("original/rtx4090_paired_energy_quality_2026-08-19.csv");
-  EXPECT_EQ(render(raw_table(rows), OutputFormat::csv), published);
+  EXPECT_EQ(render_published_csv(raw_table(rows)), published);
 
   // The repeats layout keeps `replicate` after `timestamp_utc` and reads back field for field.
   const auto repeats = load("analysis/rtx4090_int8_repeats_synthetic.csv");

@@ -81,6 +81,61 @@ TEST(Compare, DifferentStacksAreNotComparable) {
   EXPECT_THAT(c.stacks.verdict(), ::testing::HasSubstr("must not be pooled"));
 }
 
+TEST(Compare, SpellingsOfTheSameStackAreNormalised) {
+  const auto a = import_fixture("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  auto b = import_fixture("original/rtx4090_int8_repeats_2026-08-20.csv");
+  // 2026-08-19 writes "bitsandbytes", 2026-08-20 "bitsandbytes LLM.int8()": on INT8 the same.
+  EXPECT_EQ(b.front().quantization_backend, "bitsandbytes LLM.int8()");
+  EXPECT_EQ(version_stack(b.front()).at("quantization_backend"), "bitsandbytes");
+  for (auto& r : b) r.versions["matches_reference_pins"] = "true";  // True elsewhere
+  const Comparison c = compare_sets(a, b);
+  EXPECT_TRUE(c.stacks.comparable) << c.stacks.verdict();
+  EXPECT_EQ(c.stacks.verdict(), "comparable: every recorded version agrees");
+  // An NF4 run's "bitsandbytes LLM.int8()" would be a contradiction, not a spelling.
+  store::RunRow nf4 = b.front();
+  nf4.precision = "NF4";
+  EXPECT_EQ(version_stack(nf4).at("quantization_backend"), "bitsandbytes llm.int8()");
+}
+
+TEST(Compare, ARealDifferenceNamesFieldAndValuesAndCanBeAccepted) {
+  const auto a = import_fixture("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  auto b = import_fixture("original/rtx4090_int8_repeats_2026-08-20.csv");
+  for (auto& r : b) r.versions["python"] = "3.10.12";
+  const Comparison c = compare_sets(a, b);
+  EXPECT_FALSE(c.stacks.comparable);
+  ASSERT_EQ(c.stacks.differences.size(), 1u);
+  EXPECT_EQ(c.stacks.differences[0], "python: 3.10.20 vs 3.10.12");
+  EXPECT_THAT(c.stacks.verdict(), ::testing::HasSubstr("--accept-difference python"));
+  const Comparison accepted = compare_sets(a, b, {"python"});
+  EXPECT_TRUE(accepted.stacks.comparable);
+  EXPECT_EQ(accepted.stacks.accepted, std::vector<std::string>{"python: 3.10.20 vs 3.10.12"});
+  EXPECT_THAT(accepted.stacks.verdict(), ::testing::HasSubstr("accepted difference: python"));
+  // Accepting another field accepts nothing here.
+  EXPECT_FALSE(compare_sets(a, b, {"torch"}).stacks.comparable);
+}
+
+TEST(Compare, NamesPairAsPeopleWriteThem) {
+  EXPECT_EQ(normalised_gpu("NVIDIA GeForce RTX 4090"), "rtx 4090");
+  EXPECT_EQ(normalised_gpu("RTX 4090"), "rtx 4090");
+  EXPECT_NE(normalised_gpu("RTX 4090D"), normalised_gpu("RTX 4090"));
+  EXPECT_TRUE(same_model(normalised_model("TinyLlama-1.1B"),
+                         normalised_model("TinyLlama/TinyLlama-1.1B-Chat-v1.0")));
+  EXPECT_TRUE(same_model(normalised_model("Qwen2-7B"), normalised_model("Qwen/Qwen2-7B")));
+  EXPECT_FALSE(same_model(normalised_model("Qwen2-1.5B"), normalised_model("Qwen2-1.5")));
+  EXPECT_FALSE(same_model(normalised_model("Qwen2.5-3B"), normalised_model("Qwen2-7B")));
+}
+
+TEST(Compare, NonMeasurementsAreLeftOutAndCounted) {
+  auto a = import_fixture("original/rtx4090_paired_energy_quality_2026-08-19.csv");
+  a[0].measurement_source = "ILLUSTRATIVE (synthetic)";  // 0.5B INT8
+  const Comparison c =
+      compare_sets(a, import_fixture("original/rtx4090_int8_repeats_2026-08-20.csv"));
+  EXPECT_EQ(c.configs.size(), 4u);
+  ASSERT_EQ(c.left_out_a.size(), 1u);
+  EXPECT_EQ(c.left_out_a[0].runs, 1u);
+  EXPECT_THAT(c.left_out_a[0].reason, ::testing::HasSubstr("illustrative"));
+}
+
 CurveSet published_curves() {
   std::vector<std::string> problems;
   return fit_curves(

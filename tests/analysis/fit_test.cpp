@@ -212,6 +212,24 @@ TEST(Fit, RandomDataStaysInBoundsAndMatchesReference) {
   }
 }
 
+TEST(Fit, ClassesWithFewerPointsThanParametersAreRefused) {
+  std::vector<FitPoint> points;
+  for (double n : {0.5, 1.1, 3.0, 7.0})
+    points.push_back({"ada", "NF4", "g", "m", n, 10.0 - n, 0.0, 1, "s"});
+  points.push_back({"blackwell", "NF4", "RTX 5090", "Qwen2.5-3B", 3.0, 11.3, 0.0, 1, "s"});
+  const CurveSet set = fit_curves(points);
+  ASSERT_EQ(set.curves.size(), 1u);
+  ASSERT_EQ(set.refused.size(), 1u);
+  EXPECT_EQ(set.refused[0].arch, "blackwell");
+  EXPECT_EQ(set.refused[0].points.size(), 1u);
+  EXPECT_NE(set.refused[0].reason.find("fewer than the curve's 3 parameters"), std::string::npos);
+  EXPECT_EQ(curves_to_json(set)["refused"]["blackwell"]["NF4"]["points"].size(), 1u);
+  // Asked for, it is fitted, and its zero residual is what it is: N* fixed, no error bar.
+  const CurveSet forced = fit_curves(points, default_borrow(), 1);
+  ASSERT_EQ(forced.curves.size(), 2u);
+  EXPECT_TRUE(forced.find("blackwell", "NF4")->fit.n_star_fixed);
+}
+
 TEST(Fit, CurvesJsonRoundTripsAndNamesBorrowing) {
   const CurveSet set = fit_measured();
   const nlohmann::json j = curves_to_json(set);

@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
+
 #include "analysis/import.h"
 #include "core/error.h"
 #include "core/file_io.h"
@@ -15,6 +18,7 @@ namespace ec::analysis {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 TEST(ImportCsv, PublishedSessionFile) {
@@ -137,7 +141,7 @@ TEST(ImportReport, OriginalReportThroughOriginalFieldNames) {
   const fs::path file = test::fixture("analysis/original_int8_7b.energy.json");
   const store::RunRow row = import_report(read_file(file), file);
   EXPECT_EQ(row.source_format, "original-report");
-  EXPECT_EQ(row.run_id.substr(0, 7), "sha256:");
+  EXPECT_EQ(row.run_id.substr(0, 8), "content:");
   EXPECT_EQ(row.session, "2026-08-20");
   EXPECT_EQ(row.model, "Qwen/Qwen2-7B");
   EXPECT_EQ(row.precision, "INT8");
@@ -151,6 +155,15 @@ TEST(ImportReport, OriginalReportThroughOriginalFieldNames) {
   EXPECT_TRUE(row.is_measured());
   // The same bytes give the same id: ingesting a copy twice is a no-op.
   EXPECT_EQ(import_report(read_file(file), "elsewhere.json").run_id, row.run_id);
+  // So does the same report re-serialised (compact, or indented with sorted keys): the id comes
+  // from the fields that identify the run, not from the bytes.
+  const nlohmann::json doc = nlohmann::json::parse(read_file(file));
+  EXPECT_EQ(import_report(doc.dump(), "compact.json").run_id, row.run_id);
+  EXPECT_EQ(import_report(doc.dump(4), "indented.json").run_id, row.run_id);
+  // A different measurement is a different run.
+  nlohmann::json other = doc;
+  other["timestamp_utc"] = "2026-08-20T05:00:00Z";
+  EXPECT_NE(import_report(other.dump(), "other.json").run_id, row.run_id);
 }
 
 TEST(ImportReport, OursAddsWeightFormatAndVersionStack) {
@@ -207,6 +220,30 @@ TEST(ImportReport, BadReportsGiveClearMessages) {
               HasSubstr("missing required object 'results'"));
 }
 
+// What `validate` refuses, import refuses: the report is not stored, and the message names the
+// file and the field.
+TEST(ImportReport, ReportsThatFailValidationAreRejected) {
+  const nlohmann::json good =
+      nlohmann::json::parse(read_file(test::fixture("analysis/original_int8_7b.energy.json")));
+  auto rejected = [&](const char* pointer, const nlohmann::json& value) {
+    nlohmann::json bad = good;
+    bad[nlohmann::json::json_pointer(pointer)] = value;
+    return report_error(bad.dump(2));
+  };
+  EXPECT_THAT(rejected("/results/energy_per_token_mj", -11653.28),
+              AllOf(HasSubstr("bad.json: rejected, not stored"), HasSubstr("energy_per_token_mj")));
+  EXPECT_THAT(rejected("/workload/precision", "FP3"), HasSubstr("precision"));
+  EXPECT_THAT(rejected("/workload/params_b", -1), HasSubstr("params_b"));
+  EXPECT_THAT(rejected("/timestamp_utc", "yesterday"), HasSubstr("timestamp_utc"));
+  EXPECT_THAT(rejected("/measurement/iterations", "many"), HasSubstr("measurement.iterations"));
+  EXPECT_THAT(rejected("/results/vs_fp16_energy_pct", 12.5), HasSubstr("vs_fp16_energy_pct"));
+  EXPECT_THAT(rejected("/measurement_source", "ILLUSTRATIVE (synthetic) values"),
+              HasSubstr("illustrative"));
+  // The original's own illustrative example says basis measured and is no measurement.
+  const fs::path example = test::fixture("original/energy.measured.illustrative.json");
+  EXPECT_THAT(report_error(read_file(example)), HasSubstr("rejected, not stored"));
+}
+
 TEST(ImportPaths, BadFilesAreSkippedAndGoodOnesKept) {
   test::ScratchDir dir;
   fs::create_directories(dir / "reports" / "nested");
@@ -220,15 +257,48 @@ TEST(ImportPaths, BadFilesAreSkippedAndGoodOnesKept) {
   const std::vector<fs::path> paths{dir / "reports", dir / "empty", dir / "missing.json",
                                     test::fixture("original/measured.csv")};
   const ImportResult r = import_paths(paths, {.session = "s1"});
-  EXPECT_EQ(r.rows.size(), 2u);
-  EXPECT_EQ(r.files_read, 2u);
-  EXPECT_EQ(r.files_skipped, 3u);
+  EXPECT_EQ(r.rows.size(), 2u + 29u);  // measured.csv: one record per row
+  EXPECT_EQ(r.files_read, 3u);
+  EXPECT_EQ(r.files_skipped, 2u);
+  EXPECT_TRUE(r.any_rejected());
   const std::string all = test::joined_lines(r.problems);
   EXPECT_THAT(all, HasSubstr("b_truncated.json: not valid JSON"));
   EXPECT_THAT(all, HasSubstr("empty: no .json or .csv files"));
   EXPECT_THAT(all, HasSubstr("missing.json: no such file"));
-  EXPECT_THAT(all, HasSubstr("measured.csv: this is the fit input layout"));
   for (const auto& row : r.rows) EXPECT_EQ(row.session, "s1");
+}
+
+TEST(ImportFitInput, MeasuredCsvRowsAreSessionRecords) {
+  const std::vector<fs::path> paths{test::fixture("original/measured.csv")};
+  const ImportResult r = import_paths(paths);
+  ASSERT_TRUE(r.problems.empty()) << test::joined_lines(r.problems);
+  ASSERT_EQ(r.rows.size(), 29u);
+  std::map<std::string, size_t> sessions;
+  for (const auto& row : r.rows) {
+    ++sessions[row.session];
+    EXPECT_TRUE(row.is_measured()) << row.why_not_measured();
+    EXPECT_EQ(row.source_format, "fit-input-csv");
+  }
+  EXPECT_EQ(sessions.size(), 6u);
+  EXPECT_EQ(sessions["RTX 4090 July 2026 (measured.csv)"], 10u);
+  EXPECT_EQ(sessions["RTX 4090 2026-08-06 (measured.csv)"], 1u);
+  EXPECT_EQ(sessions["RTX 4090D (measured.csv)"], 4u);
+  EXPECT_EQ(sessions["A800 (measured.csv)"], 6u);
+  // TinyLlama-1.1B INT8, July: (3986.20 − 1619.68) / 1619.68 = +146.110 %; a 5090 row has n = 2.
+  for (const auto& row : r.rows) {
+    if (row.session == "RTX 4090 July 2026 (measured.csv)" && row.params_b == 1.1 &&
+        row.precision == "INT8") {
+      EXPECT_NEAR(*row.vs_fp16_energy_pct, 146.1103, 1e-4);
+      EXPECT_EQ(*row.n_trials, 1);
+    }
+    if (row.gpu == "RTX 5090") {
+      EXPECT_EQ(*row.n_trials, 2);
+    }
+  }
+  // The ids come from the cells: the same file read again gives the same runs.
+  const ImportResult again = import_paths(paths);
+  for (size_t i = 0; i < r.rows.size(); ++i) EXPECT_EQ(again.rows[i].run_id, r.rows[i].run_id);
+  EXPECT_EQ(fit_input_session("T4", "", "measured.csv"), "T4 (measured.csv)");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "report/measurement_rule.h"
 #include "store/store.h"
 #include "support/paths.h"
 
@@ -105,6 +106,17 @@ TEST(Store, RowWithoutIdIsRejectedAndNothingIsHalfWritten) {
   Store store = Store::in_memory();
   EXPECT_THROW(store.ingest(rows), Error);
   EXPECT_EQ(store.count(), 0u) << "the transaction must roll back";
+}
+
+TEST(Store, RunsAskTheOneMeasurementRule) {
+  RunRow row;
+  row.basis = "measured";
+  row.measurement_source = "direct-nvml";
+  EXPECT_TRUE(row.is_measured());
+  row.measurement_source = "ILLUSTRATIVE (synthetic)";
+  EXPECT_FALSE(row.is_measured());
+  EXPECT_EQ(row.why_not_measured(),
+            report::why_not_a_measurement(row.basis, row.measurement_source));
 }
 
 }  // namespace

@@ -47,7 +47,7 @@
   apply();
 
   EC.$("#not-measured").append(EC.table([
-    { key: "run_id", label: "Run" }, { key: "basis", label: "Basis" }, { key: "gpu", label: "GPU" },
+    { key: "run_id", label: "Run" }, { key: "why", label: "Left out because" }, { key: "basis", label: "Basis" }, { key: "gpu", label: "GPU" },
     { key: "model", label: "Model" }, { key: "precision", label: "Precision" },
     { key: "vs_fp16_energy_pct", label: "ΔE (%) as reported", num: true, fmt: (r) => EC.signed(r.vs_fp16_energy_pct, 2) },
     { key: "source_path", label: "File" },

@@ -16,6 +16,7 @@
     EC.chip("curves", curves ? list.length + " (" + D.curves_source + ")" : "none", curves ? null : "warn"),
   );
   if (D.counts.not_measured) chips.append(EC.chip("stored but not measured (left out)", D.counts.not_measured, "warn"));
+  (D.left_out || []).forEach((g) => chips.append(EC.chip("left out: " + g.reason, g.runs, "warn")));
 
   const precisions = new Set(list.map((c) => c.precision));
   D.configs.forEach((c) => { if (c.precision !== "FP16") precisions.add(c.precision); });
