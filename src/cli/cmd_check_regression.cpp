@@ -41,8 +41,10 @@ void add_check_regression_command(CLI::App& app) {
       throw ExitStatus{3};
     }
     if (!row.is_measured()) {
-      fmt::print(stderr, "ecocompute: not graded: {}: not a measurement: {}\n", o->report,
-                 row.why_not_measured());
+      fmt::print(stderr,
+                 "ecocompute: not graded: {}: not a measurement ({}): only a measurement can be "
+                 "graded\n",
+                 o->report, row.why_not_measured());
       throw ExitStatus{3};
     }
     const analysis::RegressionCheck r = analysis::check_regression(curves, row, o->k);

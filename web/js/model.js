@@ -82,10 +82,23 @@
     notes: e.notes.join("; "),
   });
 
+  // report::why_not_a_measurement (src/report/measurement_rule.cpp): "" for a hardware measurement.
+  M.whyNotAMeasurement = function (basis, source) {
+    if (basis !== "measured") return `basis is '${basis || "(none)"}', not 'measured'`;
+    if (!source) return "basis 'measured' but no measurement_source names a meter";
+    const lower = source.toLowerCase();
+    for (const word of ["illustrative", "synthetic", "simulated", "not a real"]) {
+      if (lower.includes(word)) return `its measurement_source says it is ${word === "not a real" ? "not real" : word}: '${source}'`;
+    }
+    if (!["nvml", "direct-nvml", "rapl"].some((p) => source.startsWith(p)))
+      return `measurement_source '${source}' is not a hardware meter (nvml*, direct-nvml, rapl*)`;
+    return "";
+  };
+
   // analysis::check_regression
   M.checkRegression = function (curves, row, k) {
-    if (row.basis !== "measured")
-      throw new Error(`${row.source_path}: basis is '${row.basis}', not 'measured': only a measurement can be graded`);
+    const why = M.whyNotAMeasurement(row.basis, row.measurement_source);
+    if (why) throw new Error(`${row.source_path}: not a measurement (${why}): only a measurement can be graded`);
     if (row.vs_fp16_energy_pct === null || row.params_b === null)
       throw new Error(`${row.source_path}: the report has no vs_fp16_energy_pct or params_b to grade`);
     const c = M.find(curves, row.gpu_arch, row.precision);

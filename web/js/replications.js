@@ -96,12 +96,20 @@
     }));
   }
 
-  // The run id of a report without one is "sha256:" + the first 16 hex digits of its bytes, as
-  // `ingest` computes it; crypto.subtle works on file:// and localhost (secure contexts).
-  async function runIdFor(bytes) {
+  // The run id of a report without one: "content:" + the first 16 hex digits of the SHA-256 of
+  // the fields that identify the run, as `ingest` computes it (content_run_id in
+  // src/analysis/import_report.cpp); crypto.subtle works on file:// and localhost.
+  const kIdentity = ["timestamp_utc", "gpu", "gpu_arch", "model", "params_b", "precision", "weight_format",
+    "batch_size", "basis", "energy_j_per_1k_tok", "fp16_energy_j_per_1k_tok", "vs_fp16_energy_pct",
+    "total_energy_j", "throughput_tok_s", "avg_power_w", "perplexity"];
+  async function runIdFor(row) {
     if (!(window.crypto && crypto.subtle)) return null;
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-    return "sha256:" + [...digest].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
+    const text = kIdentity.map((n) => {
+      const v = row[n];
+      return n + "=" + (v === null || v === undefined ? "" : String(v)) + "\x1f";
+    }).join("");
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+    return "content:" + [...digest].map((b) => b.toString(16).padStart(2, "0")).join("").slice(0, 16);
   }
 
   function readFile(file) {
@@ -123,7 +131,13 @@
           EC.notice("error", `${file.name}: not UTF-8 text`));
         return;
       }
-      last = { text: text, name: file.name, hashId: await runIdFor(bytes) };
+      let hashId = null;
+      try {
+        hashId = await runIdFor(EC.model.parseReport(text, file.name));
+      } catch (err) {
+        // show() explains a report that does not parse.
+      }
+      last = { text: text, name: file.name, hashId: hashId };
       show(last);
     };
     reader.onerror = () => { out.textContent = ""; out.append(EC.notice("error", `${file.name}: ${reader.error}`)); };
