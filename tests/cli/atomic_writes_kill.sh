@@ -26,7 +26,12 @@ for i in range(n):
     r = json.loads(json.dumps(base))
     r["run_id"] = f"kill-{i:05d}"
     r["workload"]["params_b"] = [0.5, 1.1, 3.0, 7.0][i % 4]
-    r["results"]["energy_per_token_mj"] = 400.0 + (i % 97)
+    # Consistent as every stored report must be: the delta, total and power follow the energy.
+    e = 400.0 + (i % 97)
+    r["results"]["energy_per_token_mj"] = e
+    r["results"]["vs_fp16_energy_pct"] = (e / r["results"]["fp16_energy_per_token_mj"] - 1) * 100
+    r["results"]["total_energy_joules"] = e / 1000 * r["results"]["tokens_generated"]
+    r["results"]["avg_power_watts"] = e / 1000 * r["results"]["throughput_tokens_per_s"]
     json.dump(r, open(os.path.join(d, f"r{i:05d}.energy.json"), "w"))
 EOF
 
