@@ -126,6 +126,7 @@ TEST(SiteData, DeltaMeansMatchAHandComputationOnRandomRuns) {
     r.params_b = 3.0;
     r.precision = "NF4";
     r.basis = "measured";
+    r.measurement_source = "direct-nvml";
     r.energy_j_per_1k_tok = 1000.0 + 10.0 * i;
     r.fp16_energy_j_per_1k_tok = 900.0;
     r.vs_fp16_energy_pct = u(rng);

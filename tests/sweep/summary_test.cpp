@@ -22,6 +22,7 @@ store::RunRow row(const std::string& id, double delta, double energy, double tok
   store::RunRow r;
   r.run_id = id;
   r.basis = measured ? "measured" : "unavailable";
+  if (measured) r.measurement_source = "nvml_total_energy_counter";  // a hardware meter
   r.weight_format = "int8-llm";
   if (measured) {
     r.vs_fp16_energy_pct = delta;
