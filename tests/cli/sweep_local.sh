@@ -35,7 +35,7 @@ SESSION=$(jq -r .session "$WORK/s1/manifest.json")
 expect_eq "$(sqlite3 "$WORK/s1/store.sqlite" "select count(distinct session) from runs")" 1 "one session"
 # aggregate summarises only measured runs; on the CPU none are, and it says so.
 expect_status 1 "$EC" aggregate --db "$WORK/s1/store.sqlite" --format csv
-expect_in "$WORK/err" "8 run(s) not measured"
+expect_in "$WORK/err" "8 run(s) left out, not measurements: basis is 'unavailable'"
 
 # --- 2. The same command again: nothing runs, the summary is the same ---------------------------
 before=$(jq -c '[.cells[] | [.id, .started_utc, .attempts]]' "$WORK/s1/manifest.json")
