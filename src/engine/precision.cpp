@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/precision_names.h"
 #include "engine/engine.h"
 
 namespace ec::engine {
@@ -43,9 +44,10 @@ const PrecisionName& entry(Precision p) {
 }  // namespace
 
 Precision parse_precision(std::string_view text) {
-  const std::string wanted = upper(text);
-  for (const auto& e : kPrecisions) {
-    if (wanted == e.name) return e.precision;
+  if (auto name = known_precision(text)) {
+    for (const auto& e : kPrecisions) {
+      if (*name == e.name) return e.precision;
+    }
   }
   fail_usage("unknown precision '{}': expected one of FP16, BF16, INT8, INT8-WO, NF4, NF4-DQ",
              text);

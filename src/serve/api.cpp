@@ -10,7 +10,9 @@
 #include <set>
 
 #include "analysis/estimate.h"
+#include "core/architecture_names.h"
 #include "core/error.h"
+#include "core/precision_names.h"
 
 namespace ec::serve {
 namespace {
@@ -83,10 +85,8 @@ ApiResponse estimate_request(const std::optional<analysis::CurveSet>& curves,
   }
   if (!curves) return api_error(503, "this server has no fitted curves to estimate from");
 
-  std::transform(arch.begin(), arch.end(), arch.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  std::transform(precision.begin(), precision.end(), precision.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  arch = normalize_architecture(arch);
+  precision = normalize_precision(precision);
   std::set<std::string> archs, precisions;
   for (const auto& c : curves->curves) {
     archs.insert(c.arch);

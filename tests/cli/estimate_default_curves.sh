@@ -37,4 +37,14 @@ row=rows[0] if isinstance(rows,list) else rows
 v=[x for k,x in row.items() if 'delta' in k.lower() or k.lower() in ('de_pct','estimate_pct','dE_pct')]
 x=7/1.4422853156108615; want=291.89448843267223-274.52854366384764*x/(1+x)
 sys.exit(0 if any(isinstance(a,(int,float)) and abs(a-want)<0.05 for a in v) else 1)" && ok || bad "ada INT8 7B estimate is not the published curve's value: $(cat "$WORK/out")"
+
+# 3. Names in any case, and GPU names for their architecture: the same answer as the family's.
+expect_status 0 "$EC" estimate --params-b 7 --arch hopper --precision NF4 --format json
+cp "$WORK/out" "$WORK/family.json"
+for spelling in "--arch Hopper --precision nf4" "--arch h200 --precision Nf4" "--arch 'NVIDIA H100 80GB HBM3' --precision NF4"; do
+  eval "expect_status 0 \"\$EC\" estimate --params-b 7 $spelling --format json"
+  cmp -s "$WORK/out" "$WORK/family.json" && ok || bad "estimate $spelling differs from hopper NF4: $(cat "$WORK/out")"
+done
+expect_status 0 "$EC" estimate --params-b 7 --arch rtx4090 --precision int8 --format json
+expect_in "$WORK/out" '"ada"'
 finish
