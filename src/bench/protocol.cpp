@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/preflight.h"
 #include "core/embedded.h"
 #include "core/error.h"
 #include "core/file_io.h"
@@ -26,17 +27,6 @@ using Clock = std::chrono::steady_clock;
 
 void say(const std::function<void(const std::string&)>& log, const std::string& line) {
   if (log) log(line);
-}
-
-tok::Tokenizer resolve_tokenizer(const RunOptions& options) {
-  if (options.tokenizer) return tok::Tokenizer::load(*options.tokenizer);
-  std::filesystem::path dir(options.model);
-  std::error_code ignored;
-  if (std::filesystem::is_directory(dir, ignored) &&
-      std::filesystem::exists(dir / "tokenizer.json", ignored)) {
-    return tok::Tokenizer::load(dir / "tokenizer.json");
-  }
-  return tok::Tokenizer::bytes();
 }
 
 // One precision: warmup iterations, then metered ones. Each iteration is prefill of the prompt
@@ -127,17 +117,24 @@ report::Corpus corpus_of(const RunOptions& options, std::string& text) {
 
 report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
                                const std::function<void(const std::string&)>& log) {
-  EC_CHECK(options.new_tokens >= 1, "--new-tokens must be at least 1 (got {})", options.new_tokens);
-  EC_CHECK(options.iterations >= 1, "--iterations must be at least 1 (got {})", options.iterations);
-  EC_CHECK(options.warmup >= 0, "--warmup must not be negative (got {})", options.warmup);
+  const engine::Precision only[] = {options.precision};
+  return std::move(run_protocol(options, only, meter, log).front());
+}
 
-  report::RunRecord record;
-  record.timestamp_utc = report::utc_timestamp_now();
-  record.build = report::this_build();
-  record.environment = report::probe_host_environment();
-  record.meter = report::describe_meter(meter);
+std::vector<report::RunRecord> run_protocol(const RunOptions& options,
+                                            std::span<const engine::Precision> precisions,
+                                            meter::Meter& meter,
+                                            const std::function<void(const std::string&)>& log) {
+  EC_CHECK(!precisions.empty(), "no precision to measure");
+  // Everything that could fail late fails here, before the model loads or a joule is spent.
+  check_run_inputs(options);
 
-  // Corpus problems should stop the run before minutes of measuring, not after.
+  report::RunRecord common;
+  common.timestamp_utc = report::utc_timestamp_now();
+  common.build = report::this_build();
+  common.environment = report::probe_host_environment();
+  common.meter = report::describe_meter(meter);
+
   std::string corpus_text;
   std::optional<report::Corpus> corpus;
   if (options.quality) corpus = corpus_of(options, corpus_text);
@@ -146,26 +143,21 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
   auto weights = model::load_model(options.model, options.seed);
   const model::ModelConfig& config = weights->config;
   tok::Tokenizer tokenizer = resolve_tokenizer(options);
-  EC_CHECK(tokenizer.vocab_size() <= config.vocab_size,
-           "the tokenizer has {} tokens but the model only {}: they do not belong together",
-           tokenizer.vocab_size(), config.vocab_size);
   std::vector<int32_t> prompt = tokenizer.encode(options.prompt, true);
-  EC_CHECK(!prompt.empty(), "the prompt encodes to no tokens");
 
   bool synthetic = !std::filesystem::is_directory(options.model);
-  record.workload.model_name = config.name;
-  record.workload.params_b = config.params_b();
-  record.workload.precision = std::string(engine::precision_name(options.precision));
-  record.workload.context_length = config.max_position_embeddings;
-  record.workload.weights_source = synthetic ? "synthetic" : "checkpoint";
-  record.protocol.prompt = options.prompt;
-  record.protocol.prompt_tokens = static_cast<int>(prompt.size());
-  record.protocol.new_tokens = options.new_tokens;
-  record.protocol.warmup = options.warmup;
-  record.protocol.iterations = options.iterations;
-  record.protocol.batch = 1;
-  if (options.cool_off_seconds > 0) record.protocol.cool_off_s = options.cool_off_seconds;
-  if (synthetic) record.protocol.seed = static_cast<int64_t>(options.seed);
+  common.workload.model_name = config.name;
+  common.workload.params_b = config.params_b();
+  common.workload.context_length = config.max_position_embeddings;
+  common.workload.weights_source = synthetic ? "synthetic" : "checkpoint";
+  common.protocol.prompt = options.prompt;
+  common.protocol.prompt_tokens = static_cast<int>(prompt.size());
+  common.protocol.new_tokens = options.new_tokens;
+  common.protocol.warmup = options.warmup;
+  common.protocol.iterations = options.iterations;
+  common.protocol.batch = 1;
+  if (options.cool_off_seconds > 0) common.protocol.cool_off_s = options.cool_off_seconds;
+  if (synthetic) common.protocol.seed = static_cast<int64_t>(options.seed);
 
   std::vector<meter::WindowResult> idle_phase;
   if (meter.measures_energy() && options.idle_seconds > 0) {
@@ -182,13 +174,20 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
   engine::EngineOptions tuned_for = options.engine;
   tuned_for.tune_position = static_cast<int>(prompt.size()) + options.new_tokens / 2;
 
-  bool with_baseline = options.precision != engine::Precision::fp16 && options.baseline;
-  EC_CHECK(options.precision == engine::Precision::fp16 || options.baseline,
+  // FP16 among other precisions is their shared baseline, not a run of its own.
+  std::vector<engine::Precision> runs;
+  for (engine::Precision p : precisions) {
+    if (p == engine::Precision::fp16 && precisions.size() > 1) continue;
+    runs.push_back(p);
+  }
+  if (runs.empty()) runs.push_back(engine::Precision::fp16);
+  bool with_baseline = runs.front() != engine::Precision::fp16 && options.baseline;
+  EC_CHECK(runs.front() == engine::Precision::fp16 || options.baseline,
            "a {} run needs its FP16 baseline from the same process",
-           engine::precision_name(options.precision));
+           engine::precision_name(runs.front()));
 
   std::unique_ptr<engine::Engine> fp16;
-  std::vector<int32_t> fp16_generation;
+  std::optional<report::DecodeRun> baseline;
   if (with_baseline) {
     engine::EngineOptions fp16_options = tuned_for;
     fp16_options.precision = engine::Precision::fp16;
@@ -197,61 +196,73 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
                          options.warmup, options.iterations, options.new_tokens));
     RunOptions fp16_run = options;
     fp16_run.precision = engine::Precision::fp16;
-    record.baseline = measure_decode(*fp16, prompt, fp16_run, meter, fp16_generation);
-    if (options.cool_off_seconds > 0) {
+    std::vector<int32_t> fp16_generation;
+    baseline = measure_decode(*fp16, prompt, fp16_run, meter, fp16_generation);
+  }
+
+  std::vector<report::RunRecord> records;
+  for (engine::Precision precision : runs) {
+    if (with_baseline && options.cool_off_seconds > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double>(options.cool_off_seconds));
     }
-  }
+    report::RunRecord record = common;
+    record.workload.precision = std::string(engine::precision_name(precision));
+    record.baseline = baseline;
+    RunOptions this_run = options;
+    this_run.precision = precision;
+    engine::EngineOptions engine_options = tuned_for;
+    engine_options.precision = precision;
+    auto engine = engine::make_engine(weights, engine_options);
+    say(log, fmt::format("{}: {} warmup + {} measured iterations of {} tokens",
+                         engine::precision_name(precision), options.warmup, options.iterations,
+                         options.new_tokens));
+    std::vector<int32_t> generation;
+    record.run = measure_decode(*engine, prompt, this_run, meter, generation);
+    record.run.phases.insert(record.run.phases.begin(), idle_phase.begin(), idle_phase.end());
+    const auto& info = engine->info();
+    record.system.gpu = info.device_name;
+    record.system.gpu_arch = info.device_arch.empty() ? "unknown" : info.device_arch;
+    record.system.accelerator_count = 1;
+    record.system.host = record.environment.os;
 
-  engine::EngineOptions engine_options = tuned_for;
-  engine_options.precision = options.precision;
-  auto engine = engine::make_engine(weights, engine_options);
-  say(log, fmt::format("{}: {} warmup + {} measured iterations of {} tokens",
-                       engine::precision_name(options.precision), options.warmup,
-                       options.iterations, options.new_tokens));
-  std::vector<int32_t> generation;
-  record.run = measure_decode(*engine, prompt, options, meter, generation);
-  record.run.phases.insert(record.run.phases.begin(), idle_phase.begin(), idle_phase.end());
-  const auto& info = engine->info();
-  record.system.gpu = info.device_name;
-  record.system.gpu_arch = info.device_arch.empty() ? "unknown" : info.device_arch;
-  record.system.accelerator_count = 1;
-  record.system.host = record.environment.os;
-
-  if (options.quality) {
-    say(log, "quality probe: perplexity over the corpus (after the energy windows)");
-    std::vector<int32_t> corpus_tokens = tokenizer.encode(corpus_text, true);
-    int seq_len = engine::perplexity_seq_len(*engine, options.quality_seq_len);
-    report::Quality quality;
-    meter.begin("quality");
-    engine::PerplexityResult result =
-        engine::evaluate_perplexity(*engine, corpus_tokens, seq_len, fp16.get());
-    record.run.phases.push_back(meter.end());
-    quality.basis = report::Basis::measured;
-    quality.perplexity = result.perplexity;
-    quality.mean_nll = result.nll_sum / static_cast<double>(result.predicted_tokens);
-    quality.tokens_evaluated = result.predicted_tokens;
-    quality.windows = static_cast<int>(result.windows);
-    quality.seq_len = result.seq_len;
-    quality.corpus = corpus;
-    if (result.has_reference) {
-      quality.fp16_perplexity = result.reference_perplexity;
-      quality.fp16_mean_nll =
-          result.reference_nll_sum / static_cast<double>(result.predicted_tokens);
-      quality.mean_kl_vs_fp16 = result.mean_kl;
-      quality.top1_agreement_vs_fp16 = result.top1_agreement;
+    if (options.quality) {
+      say(log,
+          fmt::format("{} quality probe: perplexity over the corpus (after the energy windows)",
+                      engine::precision_name(precision)));
+      std::vector<int32_t> corpus_tokens = tokenizer.encode(corpus_text, true);
+      int seq_len = engine::perplexity_seq_len(*engine, options.quality_seq_len);
+      report::Quality quality;
+      meter.begin("quality");
+      engine::PerplexityResult result =
+          engine::evaluate_perplexity(*engine, corpus_tokens, seq_len, fp16.get());
+      record.run.phases.push_back(meter.end());
+      quality.basis = report::Basis::measured;
+      quality.perplexity = result.perplexity;
+      quality.mean_nll = result.nll_sum / static_cast<double>(result.predicted_tokens);
+      quality.tokens_evaluated = result.predicted_tokens;
+      quality.windows = static_cast<int>(result.windows);
+      quality.seq_len = result.seq_len;
+      quality.corpus = corpus;
+      if (result.has_reference) {
+        quality.fp16_perplexity = result.reference_perplexity;
+        quality.fp16_mean_nll =
+            result.reference_nll_sum / static_cast<double>(result.predicted_tokens);
+        quality.mean_kl_vs_fp16 = result.mean_kl;
+        quality.top1_agreement_vs_fp16 = result.top1_agreement;
+      }
+      quality.note =
+          "teacher-forced perplexity over non-overlapping windows, scored after the energy "
+          "windows closed; comparable across runs only with the same corpus sha256 and tokenizer";
+      record.quality = quality;
     }
-    quality.note =
-        "teacher-forced perplexity over non-overlapping windows, scored after the energy "
-        "windows closed; comparable across runs only with the same corpus sha256 and tokenizer";
-    record.quality = quality;
-  }
 
-  // Described again at the end, so the report carries what the meter did over the whole run
-  // (sampler ticks and CPU time, the counter update period it detected), not its state at start.
-  record.meter = report::describe_meter(meter);
-  report::finalize(record);
-  return record;
+    // Described again at the end, so the report carries what the meter did over the whole run
+    // (sampler ticks and CPU time, the counter update period it detected), not its state at start.
+    record.meter = report::describe_meter(meter);
+    report::finalize(record);
+    records.push_back(std::move(record));
+  }
+  return records;
 }
 
 }  // namespace ec::bench

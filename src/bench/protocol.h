@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "meter/meter.h"
@@ -41,5 +43,12 @@ struct RunOptions {
 // line per stage for the user (nullptr: silent).
 report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
                                const std::function<void(const std::string&)>& log = nullptr);
+
+// Several precisions in one process sharing one FP16 baseline (and one idle baseline): one record
+// per precision, in order, each carrying that baseline as its own (options.precision is ignored).
+// FP16 alone is measured as the run itself; with other precisions it is the baseline only.
+std::vector<report::RunRecord> run_protocol(
+    const RunOptions& options, std::span<const engine::Precision> precisions, meter::Meter& meter,
+    const std::function<void(const std::string&)>& log = nullptr);
 
 }  // namespace ec::bench

@@ -2,19 +2,30 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "analysis/iteration_spread.h"
+#include "analysis/run_statistics.h"
+#include "analysis/run_summary.h"
+#include "analysis/table.h"
+#include "bench/preflight.h"
 #include "bench/protocol.h"
 #include "cli/commands.h"
 #include "cli/engine_flags.h"
 #include "cli/meter_commands.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "meter/meter.h"
+#include "meter/rapl_meter.h"
 #include "report/energy_json.h"
+#include "sweep/value_list.h"
 
 namespace ec::cli {
 namespace {
@@ -23,6 +34,7 @@ struct RunFlags {
   EngineFlags engine;
   std::string precision = "INT8";
   std::string out = "energy.json";
+  std::string format = "md";
   bench::RunOptions run;
   std::string tokenizer;
   std::string quality_text;
@@ -41,10 +53,10 @@ std::unique_ptr<meter::Meter> choose_meter(const RunFlags& flags, engine::Backen
         "--no-meter: the run was made without any energy meter (throughput only)");
   }
   if (backend == engine::Backend::cpu) {
-    // A GPU's counter does not see CPU work, and a CPU package meter is not wired in yet.
-    return meter::make_unavailable_meter(
-        "the CPU backend ran the model: a GPU energy counter would not measure it, and ecocompute "
-        "has no CPU package meter in the run path yet");
+    // A GPU's counter does not see CPU work; the CPU package's RAPL counters do, where they read.
+    // EC_POWERCAP_ROOT names another powercap tree (a container's bind mount, a test's fake one).
+    const char* root = std::getenv("EC_POWERCAP_ROOT");
+    return meter::make_rapl_meter(root && *root ? root : "/sys/class/powercap");
   }
   meter::MeterOptions options;
   if (flags.gpu >= 0) options.gpu = static_cast<unsigned>(flags.gpu);
@@ -53,47 +65,64 @@ std::unique_ptr<meter::Meter> choose_meter(const RunFlags& flags, engine::Backen
   return meter::make_best_meter(options);
 }
 
-// The iterations' spread for the summary table (docs/method.md: each is a measurement).
-std::string iteration_cv(const report::DecodeRun& run) {
-  auto cv = analysis::iteration_energy_cv_pct(run);
-  return cv ? fmt::format("{:.2f} %", *cv) : std::string("n/a");
+// Where each precision's report goes: --out itself for one precision; for several, --out with the
+// precision before its extension (energy.json → energy-int8.json, energy-nf4.json).
+std::vector<std::string> report_paths(const std::string& out,
+                                      const std::vector<engine::Precision>& precisions) {
+  if (precisions.size() == 1) return {out};
+  std::vector<std::string> paths;
+  const std::filesystem::path path(out);
+  for (engine::Precision p : precisions) {
+    std::string name(engine::precision_name(p));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::filesystem::path one = path;
+    one.replace_filename(path.stem().string() + "-" + name + path.extension().string());
+    paths.push_back(one.string());
+  }
+  return paths;
 }
 
-void print_summary(const report::RunRecord& record, const std::string& out) {
-  auto energy = [](const report::Results& r) {
-    return r.energy_per_token_mj ? fmt::format("{:.2f}", *r.energy_per_token_mj)
-                                 : std::string("n/a");
-  };
-  fmt::print(
-      "| precision | format | tok/s | J/1k tok | iteration CV | vs FP16 | perplexity "
-      "| KL vs FP16 | top-1 |\n");
-  fmt::print("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
-  const auto& q = record.quality;
-  if (record.baseline) {
-    const auto& b = *record.baseline;
-    fmt::print("| {} | {} | {:.1f} | {} | {} | — | {} | — | — |\n", b.engine.precision,
-               b.engine.weight_format, b.results.throughput_tok_s.value_or(0.0), energy(b.results),
-               iteration_cv(b),
-               q && q->fp16_perplexity ? fmt::format("{:.4f}", *q->fp16_perplexity) : "n/a");
+// The precisions of --precision, in order, each once; FP16 among others is their baseline only.
+std::vector<engine::Precision> requested_precisions(const std::string& text) {
+  std::vector<engine::Precision> out;
+  for (const auto& name : sweep::parse_name_list(text, "--precision")) {
+    const engine::Precision p = engine::parse_precision(name);
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   }
-  const auto& r = record.run;
-  fmt::print(
-      "| {} | {} | {:.1f} | {} | {} | {} | {} | {} | {} |\n", r.engine.precision,
-      r.engine.weight_format, r.results.throughput_tok_s.value_or(0.0), energy(r.results),
-      iteration_cv(r),
-      r.results.vs_fp16_energy_pct ? fmt::format("{:+.1f} %", *r.results.vs_fp16_energy_pct)
-                                   : "n/a",
-      q && q->perplexity ? fmt::format("{:.4f}", *q->perplexity) : "n/a",
-      q && q->mean_kl_vs_fp16 ? fmt::format("{:.5f}", *q->mean_kl_vs_fp16) : "n/a",
-      q && q->top1_agreement_vs_fp16 ? fmt::format("{:.3f}", *q->top1_agreement_vs_fp16) : "n/a");
+  if (out.size() > 1) std::erase(out, engine::Precision::fp16);
+  return out;
+}
+
+void print_summary(const std::vector<report::RunRecord>& records,
+                   const std::vector<std::string>& paths, analysis::OutputFormat format) {
+  // Warnings go to stderr, as hyperfine's, so every format's stdout stays what it says it is.
+  if (!records.empty() && records.front().baseline) {
+    for (const auto& line : analysis::run_warnings(
+             analysis::run_statistics(*records.front().baseline), "FP16 baseline")) {
+      fmt::print(stderr, "ecocompute: warning: {}\n", line);
+    }
+  }
+  for (const auto& record : records) {
+    for (const auto& line : analysis::run_warnings(analysis::run_statistics(record.run),
+                                                   record.run.engine.precision)) {
+      fmt::print(stderr, "ecocompute: warning: {}\n", line);
+    }
+  }
+  if (format != analysis::OutputFormat::md) {
+    fmt::print("{}", analysis::render(analysis::run_summary_table(records, paths), format));
+    return;
+  }
+  fmt::print("{}", analysis::render(analysis::run_summary_text_table(records), format));
+  const auto& r = records.front().run;
   fmt::print("\nenergy basis: {}{}\n", report::basis_name(r.results.basis),
              r.results.note.empty() ? "" : " (" + r.results.note + ")");
   // The baseline's own note (e.g. its iterations too short for the counter), unless it is the same.
-  if (record.baseline && !record.baseline->results.note.empty() &&
-      record.baseline->results.note != r.results.note) {
-    fmt::print("FP16 baseline: {}\n", record.baseline->results.note);
+  const auto& baseline = records.front().baseline;
+  if (baseline && !baseline->results.note.empty() && baseline->results.note != r.results.note) {
+    fmt::print("FP16 baseline: {}\n", baseline->results.note);
   }
-  fmt::print("report: {}\n", out);
+  for (const auto& path : paths) fmt::print("report: {}\n", path);
 }
 
 }  // namespace
@@ -104,9 +133,14 @@ void add_run_command(CLI::App& app) {
       "run", "Measure a precision and its FP16 baseline in one process; write energy.json");
   add_engine_flags(*cmd, flags->engine);
   cmd->add_option("--precision", flags->precision,
-                  "FP16, BF16, INT8 (LLM.int8()), INT8-WO, NF4 or NF4-DQ")
+                  "FP16, BF16, INT8 (LLM.int8()), INT8-WO, NF4 or NF4-DQ, in any case; a comma "
+                  "list (INT8,NF4) measures each against one shared FP16 baseline")
       ->capture_default_str();
-  cmd->add_option("-o,--out", flags->out, "Report path (written atomically)")
+  cmd->add_option("-o,--out", flags->out,
+                  "Report path (written atomically); with several precisions each gets its own, "
+                  "the precision before the extension (energy-int8.json)")
+      ->capture_default_str();
+  cmd->add_option("--format", flags->format, "Summary on stdout: md, csv, json or jsonl")
       ->capture_default_str();
   cmd->add_option("--tokenizer", flags->tokenizer,
                   "tokenizer.json (default: the checkpoint's, else one token per byte)");
@@ -146,27 +180,40 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--no-meter", flags->no_meter,
                 "No energy meter at all: throughput only (to measure the meter's own overhead)");
   cmd->callback([flags] {
+    // Everything is checked before the meter starts or the model loads: a bad name, path or
+    // count fails in well under a second instead of after the measurement.
+    const analysis::OutputFormat format = analysis::parse_output_format(flags->format);
+    if (format == analysis::OutputFormat::sql) {
+      fail_usage("--format for run: md, csv, json or jsonl (got sql)");
+    }
+    if (flags->pue && !flags->grid_gco2_per_kwh) {
+      throw UsageError("--pue needs --grid-gco2-per-kwh: CO2e is derived from both");
+    }
     bench::RunOptions options = flags->run;
     options.model = flags->engine.model;
     options.seed = flags->engine.seed;
     options.engine = to_engine_options(flags->engine);
     // The engine runs on the GPU it meters: both count in CUDA_VISIBLE_DEVICES order.
     if (flags->gpu >= 0) options.engine.device = flags->gpu;
-    options.precision = engine::parse_precision(flags->precision);
+    const std::vector<engine::Precision> precisions = requested_precisions(flags->precision);
+    options.precision = precisions.front();
     options.quality = !flags->no_quality;
     if (!flags->tokenizer.empty()) options.tokenizer = flags->tokenizer;
     if (!flags->quality_text.empty()) options.quality_text = flags->quality_text;
+    const std::vector<std::string> paths = report_paths(flags->out, precisions);
+    for (const auto& path : paths) check_writable_file(path, "report");
+    bench::check_run_inputs(options);
+
     auto meter = choose_meter(*flags, options.engine.backend);
     auto log = [](const std::string& line) { fmt::print(stderr, "ecocompute: {}\n", line); };
-    if (flags->pue && !flags->grid_gco2_per_kwh) {
-      throw UsageError("--pue needs --grid-gco2-per-kwh: CO2e is derived from both");
+    std::vector<report::RunRecord> records = bench::run_protocol(options, precisions, *meter, log);
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (flags->grid_gco2_per_kwh) {
+        records[i].co2e = report::Co2eInputs{*flags->grid_gco2_per_kwh, flags->pue.value_or(1.0)};
+      }
+      report::write_report(paths[i], records[i]);
     }
-    report::RunRecord record = bench::run_protocol(options, *meter, log);
-    if (flags->grid_gco2_per_kwh) {
-      record.co2e = report::Co2eInputs{*flags->grid_gco2_per_kwh, flags->pue.value_or(1.0)};
-    }
-    report::write_report(flags->out, record);
-    print_summary(record, flags->out);
+    print_summary(records, paths, format);
   });
 }
 

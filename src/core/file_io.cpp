@@ -19,6 +19,11 @@
 
 namespace ec {
 
+std::filesystem::path input_path(std::string_view argument) {
+  if (argument == "-") return "/dev/stdin";
+  return std::filesystem::path(std::string(argument));
+}
+
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("{}: cannot open for reading: {}", path.string(), std::strerror(errno));
@@ -109,6 +114,32 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+void check_writable_file(const std::filesystem::path& path, std::string_view what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    fail("{}: is a folder; expected the path of the {} to write", path.string(), what);
+  }
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  if (!std::filesystem::exists(dir, ec)) {
+    fail("{}: the folder {} does not exist (the {} would be lost after the work)", path.string(),
+         dir.string(), what);
+  }
+  if (!std::filesystem::is_directory(dir, ec)) {
+    fail("{}: {} is not a folder", path.string(), dir.string());
+  }
+  // Creating a file is the only reliable test (permissions, read-only mounts, ACLs).
+  std::random_device rd;
+  const std::string probe =
+      (dir / fmt::format(".{}.check.{}.{:x}", path.filename().string(), ::getpid(), rd())).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    fail("{}: cannot write the {} in {}: {}", path.string(), what, dir.string(),
+         std::strerror(errno));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 }  // namespace ec
