@@ -28,6 +28,7 @@ struct MeasureArgs {
 };
 
 void run_measure(const MeasureArgs& a) {
+  check_writable_file(a.out, "meter report");  // before the command runs, not after
   meter::MeterOptions options;
   options.gpu = a.gpu;
   options.hz = a.hz;

@@ -9,9 +9,11 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "analysis/table.h"
+#include "bench/preflight.h"
 #include "cli/commands.h"
 #include "cli/sweep_commands.h"
 #include "core/error.h"
@@ -102,6 +104,40 @@ sweep::SweepSpec make_spec(const SweepFlags& f, const std::filesystem::path& dir
   return spec;
 }
 
+// The value `run_args` gives `flag` ("--flag V" or "--flag=V"), if any.
+std::optional<std::string> run_arg(const std::vector<std::string>& run_args,
+                                   const std::string& flag) {
+  for (size_t i = 0; i < run_args.size(); ++i) {
+    if (run_args[i] == flag && i + 1 < run_args.size()) return run_args[i + 1];
+    if (run_args[i].rfind(flag + "=", 0) == 0) return run_args[i].substr(flag.size() + 1);
+  }
+  return std::nullopt;
+}
+
+// Every cell's model, tokenizer, prompt and token count checked before the first cell runs, so a
+// typo fails the sweep in a second instead of failing its cells one by one.
+void check_cells(const sweep::SweepSpec& spec) {
+  for (const auto& model : spec.models) {
+    for (int new_tokens : spec.new_tokens) {
+      bench::RunOptions cell;
+      cell.model = model;
+      cell.new_tokens = new_tokens;
+      cell.iterations = spec.iterations;
+      cell.warmup = spec.warmup;
+      if (auto v = run_arg(spec.run_args, "--tokenizer")) cell.tokenizer = *v;
+      if (auto v = run_arg(spec.run_args, "--prompt")) cell.prompt = *v;
+      if (auto v = run_arg(spec.run_args, "--quality-text")) cell.quality_text = *v;
+      try {
+        bench::check_run_inputs(cell);
+      } catch (const UsageError& e) {
+        fail_usage("sweep: cell {} at {} new tokens: {}", model, new_tokens, e.what());
+      } catch (const Error& e) {
+        fail("sweep: cell {} at {} new tokens: {}", model, new_tokens, e.what());
+      }
+    }
+  }
+}
+
 analysis::OutputFormat output_format(const std::string& name) {
   if (name.empty())
     return isatty(STDOUT_FILENO) ? analysis::OutputFormat::md : analysis::OutputFormat::csv;
@@ -160,6 +196,7 @@ void run_mode(const SweepFlags& f) {
   sweep::RunRequest req;
   req.dir = f.out;
   req.spec = make_spec(f, f.out, false);
+  check_cells(req.spec);
   req.session = f.session;
   req.db = f.db;
   req.retry_failed = !f.no_retry;
@@ -209,6 +246,7 @@ void emit_mode(const SweepFlags& f) {
     fail_usage("--cooloff-temp-c is not available for Slurm arrays (tasks land on any node)");
   sweep::SlurmOptions slurm = f.slurm;
   slurm.program = sweep::self_executable();
+  // The cells are not checked here: their models may live on the nodes' disks, not on this one.
   sweep::EmitResult r = sweep::emit_slurm(dir, make_spec(f, dir, true), f.session, slurm);
   for (const auto& n : r.notes) log_line(n);
   if (!r.running.empty()) {

@@ -99,7 +99,10 @@ MeasureResult measure_command(Meter& meter, const std::vector<std::string>& argv
   report["started_at"] = utc_now();
 
   std::optional<IdleBaseline> idle;
-  if (options.idle_seconds > 0.0) idle = measure_idle(meter, options.idle_seconds);
+  // An idle baseline without energy is only a wait.
+  if (options.idle_seconds > 0.0 && meter.measures_energy()) {
+    idle = measure_idle(meter, options.idle_seconds);
+  }
 
   meter.begin("run");
   pid_t pid;

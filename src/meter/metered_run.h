@@ -12,7 +12,7 @@
 namespace ec::meter {
 
 struct MeasureOptions {
-  double idle_seconds = 3.0;                // 0: no idle baseline
+  double idle_seconds = 3.0;  // 0: no idle baseline; none either when the meter measures no energy
   std::optional<double> grid_gco2_per_kwh;  // optional CO₂e inputs, user-supplied
   std::optional<double> pue;
 };
