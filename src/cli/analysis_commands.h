@@ -1,4 +1,5 @@
-// The analysis subcommands (ingest, aggregate, compare, fit, estimate, check-regression) and the
+// The analysis subcommands (ingest, aggregate, compare, fit, estimate, check-regression,
+// sessions) and the
 // options and output handling they share.
 #pragma once
 
@@ -22,6 +23,7 @@ void add_compare_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
 void add_estimate_command(CLI::App& app);
 void add_check_regression_command(CLI::App& app);
+void add_sessions_command(CLI::App& app);
 
 namespace analysis_cli {
 

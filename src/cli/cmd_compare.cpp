@@ -1,7 +1,9 @@
-// `ecocompute compare A B`: two sessions (names in the store) or two report sets (paths).
+// `ecocompute compare A B`: two sessions (names or unique prefixes in the store) or two report
+// sets (paths).
 #include <set>
 
 #include "analysis/compare.h"
+#include "analysis/sessions.h"
 #include "cli/analysis_commands.h"
 #include "cli/commands.h"
 #include "core/error.h"
@@ -9,7 +11,8 @@
 namespace ec::cli {
 namespace {
 
-// A side is a path when one exists by that name, otherwise a session in the store.
+// A side is a path when one exists by that name, otherwise a session in the store, named in full
+// or by a unique prefix.
 std::vector<store::RunRow> side(const std::string& what, const analysis_cli::CommonOptions& o) {
   if (std::filesystem::exists(what)) {
     auto rows = analysis_cli::load({what}, o).rows;
@@ -29,12 +32,18 @@ std::vector<store::RunRow> side(const std::string& what, const analysis_cli::Com
     }
     return rows;
   }
-  analysis_cli::CommonOptions store_only = o;
-  std::vector<store::RunRow> rows;
-  for (auto& r : analysis_cli::load({}, store_only).rows) {
-    if (r.session == what) rows.push_back(std::move(r));
+  std::vector<store::RunRow> all = analysis_cli::load({}, o).rows;
+  const auto session = analysis::resolve_session(all, what);
+  if (!session) {
+    fail_usage(
+        "'{}' is neither a file/directory nor a session (or the start of one) in the store; "
+        "`ecocompute sessions` lists them",
+        what);
   }
-  if (rows.empty()) fail_usage("'{}' is neither a file/directory nor a session in the store", what);
+  std::vector<store::RunRow> rows;
+  for (auto& r : all) {
+    if (r.session == *session) rows.push_back(std::move(r));
+  }
   return rows;
 }
 
@@ -49,8 +58,10 @@ void add_compare_command(CLI::App& app) {
     std::vector<std::string> accept;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("A", o->a, "Session name, report file or directory")->required();
-  cmd->add_option("B", o->b, "Session name, report file or directory")->required();
+  cmd->add_option("A", o->a, "Session name (or a unique prefix), report file or directory")
+      ->required();
+  cmd->add_option("B", o->b, "Session name (or a unique prefix), report file or directory")
+      ->required();
   analysis_cli::add_common_options(cmd, o->common);
   cmd->add_option("--accept-difference", o->accept,
                   "A version-stack field (e.g. python) whose difference you know does not matter: "

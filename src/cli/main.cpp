@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   ec::cli::add_fit_command(app);
   ec::cli::add_estimate_command(app);
   ec::cli::add_check_regression_command(app);
+  ec::cli::add_sessions_command(app);
   ec::cli::add_sweep_command(app);
   ec::cli::add_site_command(app);
 #ifdef EC_HAVE_SERVE
