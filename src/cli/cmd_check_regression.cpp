@@ -23,7 +23,9 @@ void add_check_regression_command(CLI::App& app) {
     analysis_cli::CommonOptions common;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("report", o->report, "energy.json (ours or the original's)")->required();
+  cmd->add_option("report", o->report,
+                  "energy.json (ours or the original's; - reads standard input)")
+      ->required();
   cmd->add_option(
       "--curves", o->curves,
       "curves.json written by `ecocompute fit` (default: the published curves, built in)");
@@ -35,7 +37,7 @@ void add_check_regression_command(CLI::App& app) {
     // Only a valid hardware measurement is graded; anything else exits 3, apart from a regression.
     store::RunRow row;
     try {
-      row = analysis::import_report(read_file(o->report), o->report);
+      row = analysis::import_report(read_file(input_path(o->report)), o->report);
     } catch (const Error& e) {
       fmt::print(stderr, "ecocompute: not graded: {}\n", e.what());
       throw ExitStatus{3};

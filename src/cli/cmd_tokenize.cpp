@@ -32,7 +32,8 @@ void add_tokenize_command(CLI::App& app) {
   cmd->add_option("--tokenizer", flags->tokenizer, "Hugging Face tokenizer.json (or 'bytes')")
       ->required();
   auto* text = cmd->add_option("--text", flags->text, "Text to encode (ids with --decode)");
-  auto* file = cmd->add_option("--text-file", flags->text_file, "File whose contents to encode");
+  auto* file = cmd->add_option("--text-file", flags->text_file,
+                               "File whose contents to encode (- reads standard input)");
   text->excludes(file);
   cmd->add_flag("--json", flags->json, "Print a JSON array (encode) or JSON string (decode)");
   cmd->add_flag("--decode", flags->decode,
@@ -43,10 +44,10 @@ void add_tokenize_command(CLI::App& app) {
     if (text->count() == 0 && file->count() == 0) {
       throw UsageError("tokenize: give --text or --text-file");
     }
-    std::string input =
-        flags->text_file.empty()
-            ? flags->text
-            : read_file_at_most(flags->text_file, tok::kMaxTextBytes, "text to tokenize");
+    std::string input = flags->text_file.empty()
+                            ? flags->text
+                            : read_file_at_most(input_path(flags->text_file), tok::kMaxTextBytes,
+                                                "text to tokenize");
     tok::Tokenizer tokenizer = flags->tokenizer == "bytes" ? tok::Tokenizer::bytes()
                                                            : tok::Tokenizer::load(flags->tokenizer);
     if (flags->decode) {

@@ -30,7 +30,8 @@ FileVerdict check_file(const std::string& file, bool original) {
   FileVerdict verdict{file, false, {}, {}};
   nlohmann::json report;
   try {
-    report = nlohmann::json::parse(read_file_at_most(file, analysis::kMaxReportBytes, "report"));
+    report = nlohmann::json::parse(
+        read_file_at_most(input_path(file), analysis::kMaxReportBytes, "report"));
   } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number beyond double
     verdict.failures.push_back(fmt::format("{}: not valid JSON: {}", file, e.what()));
     return verdict;
@@ -61,7 +62,8 @@ void add_validate_command(CLI::App& app) {
   auto options = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "validate", "Check energy.json reports against the schema and the consistency rules");
-  cmd->add_option("files", options->files, "Report files (energy.json)")->required();
+  cmd->add_option("files", options->files, "Report files (energy.json; - reads standard input)")
+      ->required();
   cmd->add_flag("--original", options->original,
                 "Validate against the original EcoCompute schema 1.1 instead of ours");
   cmd->add_flag("--json", options->json, "Print one JSON object with a verdict per file");

@@ -12,6 +12,9 @@ struct ExitStatus {
   int code;
 };
 
+// Exit statuses beyond 0 success, 1 failure, 2 usage are listed per command in
+// docs/exit-codes.md.
+
 void add_info_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
