@@ -1,6 +1,6 @@
 # `run`'s statistics and formats, several precisions against one FP16 baseline, the checks made
 # before anything is measured (run, sweep, measure), the CPU package meter in run's path, sessions
-# and their prefixes, check-regression's exit statuses and `-` for standard input.
+# and their prefixes, check-regression reading standard input and `-` for standard input.
 source "$(dirname "$0")/lib.bash"
 TINY=(--model tiny-qwen2 --iterations 3 --warmup 1 --new-tokens 8 --no-quality)
 
@@ -78,18 +78,17 @@ expect_in "$WORK/err" "alpha-2026-12-01, alpha-2026-12-02"
 expect_status 2 "$EC" compare "${DB[@]}" gamma beta
 expect_in "$WORK/err" "ecocompute sessions"
 
-# 7. check-regression: a regression and "not a measurement" exit differently from a failure.
-expect_status 3 "$EC" check-regression "$SRC/tests/fixtures/analysis/original_int8_7b.energy.json" --format json
+# 7. check-regression: a regression and "not graded" exit differently.
+expect_status 1 "$EC" check-regression "$SRC/tests/fixtures/analysis/original_int8_7b.energy.json" --format json
 expect_in "$WORK/out" '"regression"'
-expect_status 4 "$EC" check-regression "$SRC/tests/fixtures/original/energy.no-gpu.example.json"
-expect_in "$WORK/err" "not a measurement"
-expect_status 1 "$EC" check-regression "$WORK/none.json"
+expect_status 3 "$EC" check-regression "$SRC/tests/fixtures/original/energy.no-gpu.example.json"
+expect_in "$WORK/err" "not graded"
 
 # 8. `-` reads standard input.
 expect_status 0 "$EC" tokenize --tokenizer bytes --text-file - < <(printf 'hello, world')
 cp "$WORK/out" "$WORK/stdin.ids"
 expect_status 0 "$EC" tokenize --tokenizer bytes --text 'hello, world'
 cmp -s "$WORK/out" "$WORK/stdin.ids" && ok || bad "tokenize --text-file - differs from --text"
-expect_status 3 "$EC" check-regression - <"$SRC/tests/fixtures/analysis/original_int8_7b.energy.json"
+expect_status 1 "$EC" check-regression - <"$SRC/tests/fixtures/analysis/original_int8_7b.energy.json"
 expect_status 0 "$EC" validate - <"$WORK/e-int8.json"
 finish
