@@ -336,6 +336,9 @@ TEST(NvmlMeter, AlignedEndTakesOffTheTailAtTheTailsOwnPower) {
 
 TEST(NvmlMeter, AbuttingWindowsShareOneEdge) {
   FakeNvml fake(script(device()));
+  // The shared edge's own counter read lies between the two windows' seconds; on a loaded or
+  // sanitized build it lasts as long as the scheduler keeps the meter waiting.
+  ec::test::SchedulingDelay delay;
   auto meter = open_meter();
   ASSERT_TRUE(meter);
   meter->begin("prefill");
@@ -359,7 +362,7 @@ TEST(NvmlMeter, AbuttingWindowsShareOneEdge) {
   both.telemetry["counter"] = {{"begin_edge", prefill.telemetry["counter"]["begin_edge"]},
                                {"end_edge", decode.telemetry["counter"]["end_edge"]}};
   EXPECT_NEAR(*prefill.energy_j + *decode.energy_j, 300.0 * (prefill.seconds + decode.seconds),
-              placement_tolerance_j(both, 300.0));
+              placement_tolerance_j(both, 300.0) + 300.0 * (delay.worst_s() + 0.002));
   EXPECT_THROW(meter->next("x"), std::runtime_error);  // nothing open
 }
 
