@@ -9,15 +9,10 @@
 #include <map>
 #include <tuple>
 
+#include "core/trim.h"
+
 namespace ec::analysis {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Runs of one side that share GPU, precision, format and size; by normalised model name.
 using Bucket = std::tuple<std::string, std::string, std::string, double>;
@@ -85,7 +80,7 @@ std::string normalised_gpu(std::string_view gpu) {
   std::string out;
   for (size_t i = 0; i < gpu.size();) {
     const size_t end = std::min(gpu.find(' ', i), gpu.size());
-    const std::string word = lower(gpu.substr(i, end - i));
+    const std::string word = ascii_lower(gpu.substr(i, end - i));
     if (!word.empty() && word != "nvidia" && word != "geforce") {
       out += (out.empty() ? "" : " ") + word;
     }
@@ -96,7 +91,7 @@ std::string normalised_gpu(std::string_view gpu) {
 
 std::string normalised_model(std::string_view model) {
   const size_t slash = model.rfind('/');
-  return lower(slash == std::string_view::npos ? model : model.substr(slash + 1));
+  return ascii_lower(slash == std::string_view::npos ? model : model.substr(slash + 1));
 }
 
 bool same_model(std::string_view a, std::string_view b) {

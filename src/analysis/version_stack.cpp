@@ -11,13 +11,6 @@
 namespace ec::analysis {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // "v2.5.1 " → "2.5.1"; build tags (+cu121) are kept: they name a different build.
 std::string version_text(std::string_view v) {
   std::string s(trim(v));
@@ -29,7 +22,7 @@ std::string version_text(std::string_view v) {
 }
 
 std::string boolean_text(std::string_view v) {
-  const std::string s = lower(trim(v));
+  const std::string s = ascii_lower(trim(v));
   if (s == "true" || s == "yes" || s == "1") return "true";
   if (s == "false" || s == "no" || s == "0") return "false";
   return s;
@@ -38,7 +31,7 @@ std::string boolean_text(std::string_view v) {
 // The library a quantization_backend names, and the method when it is not the library's only one
 // for this precision: bitsandbytes' INT8 is LLM.int8(), so naming it adds nothing.
 std::string backend_text(std::string_view backend, const std::string& precision) {
-  std::string s = lower(trim(backend));
+  std::string s = ascii_lower(trim(backend));
   std::string library = s.substr(0, s.find_first_of(" \t("));
   std::string method(trim(std::string_view(s).substr(library.size())));
   if (library == "bnb") library = "bitsandbytes";
@@ -78,7 +71,7 @@ std::map<std::string, std::string> version_stack(const store::RunRow& row) {
     out["quantization_backend"] = backend_text(row.quantization_backend, row.precision);
   }
   if (!row.quality_corpus_sha256.empty()) {
-    out["quality_corpus_sha256"] = lower(trim(row.quality_corpus_sha256));
+    out["quality_corpus_sha256"] = ascii_lower(trim(row.quality_corpus_sha256));
   }
   return out;
 }

@@ -5,6 +5,8 @@
 #include <array>
 #include <cctype>
 
+#include "core/trim.h"
+
 namespace ec {
 namespace {
 
@@ -82,18 +84,11 @@ constexpr std::array<GpuModel, 62> kModels = {{
     {"rtxpro6000", "blackwell"},
 }};
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // "NVIDIA GeForce RTX 4090" → "rtx 4090": lower case, '-' and '_' as spaces, and the vendor and
 // product-line words in front dropped.
 std::string spaced_gpu_name(std::string_view text) {
   std::string out;
-  for (char c : lower(text)) out += (c == '-' || c == '_') ? ' ' : c;
+  for (char c : ascii_lower(text)) out += (c == '-' || c == '_') ? ' ' : c;
   bool dropped = true;
   while (dropped) {
     dropped = false;
@@ -137,7 +132,7 @@ std::optional<std::string_view> architecture_of_gpu_name(std::string_view text) 
 }
 
 std::string normalize_architecture(std::string_view text) {
-  std::string name = lower(text);
+  std::string name = ascii_lower(text);
   for (std::string_view family : kFamilies) {
     if (name == family) return name;
   }
