@@ -175,13 +175,6 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
     idle_phase.push_back(meter.end());
   }
 
-  // Both engines tune at the middle of what an iteration decodes, not of the whole cache: the
-  // attention's share of a step grows with the position, so the fastest variants there are the
-  // ones to measure with. (Tuned at 2,048 of 4,096 positions, two Qwen2-0.5B FP16 baselines of
-  // one sweep decoded 14 % apart: docs/results/seed-sweep-h200.md.)
-  engine::EngineOptions tuned_for = options.engine;
-  tuned_for.tune_position = static_cast<int>(prompt.size()) + options.new_tokens / 2;
-
   bool with_baseline = options.precision != engine::Precision::fp16 && options.baseline;
   EC_CHECK(options.precision == engine::Precision::fp16 || options.baseline,
            "a {} run needs its FP16 baseline from the same process",
@@ -190,7 +183,7 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
   std::unique_ptr<engine::Engine> fp16;
   std::vector<int32_t> fp16_generation;
   if (with_baseline) {
-    engine::EngineOptions fp16_options = tuned_for;
+    engine::EngineOptions fp16_options = options.engine;
     fp16_options.precision = engine::Precision::fp16;
     fp16 = engine::make_engine(weights, fp16_options);
     say(log, fmt::format("FP16 baseline: {} warmup + {} measured iterations of {} tokens",
@@ -203,7 +196,7 @@ report::RunRecord run_protocol(const RunOptions& options, meter::Meter& meter,
     }
   }
 
-  engine::EngineOptions engine_options = tuned_for;
+  engine::EngineOptions engine_options = options.engine;
   engine_options.precision = options.precision;
   auto engine = engine::make_engine(weights, engine_options);
   say(log, fmt::format("{}: {} warmup + {} measured iterations of {} tokens",
