@@ -129,5 +129,12 @@ tables = sorted(glob.glob(f"{out}/tuning/*.json"))
 for t in tables:
     d = json.load(open(t))
     print(f"\ntable {os.path.basename(t)}: {len(d['entries'])} entries, {d['gpu']['name']} {d['gpu']['compute_capability']}")
+    # Which variants the table chose, per format: the ones it never chose are candidates to prune.
+    chosen = {}
+    for e in d["entries"]:
+        chosen.setdefault(e["weight_format"], {}).setdefault(e["variant"], 0)
+        chosen[e["weight_format"]][e["variant"]] += 1
+    for f, v in sorted(chosen.items()):
+        print(f"  {f}: " + ", ".join(f"{k} ×{n}" for k, n in sorted(v.items(), key=lambda kv: -kv[1])))
 PY
 echo "total $(elapsed) s"

@@ -45,7 +45,6 @@ using engine::cuda::DeviceBuffer;
 using engine::cuda::GemvArgs;
 using engine::cuda::GemvConfig;
 using engine::cuda::GemvSegment;
-using engine::cuda::quant::Format;
 
 constexpr size_t kRotationBytes = size_t{1536} << 20;  // weights cycled per timing: 25× the L2
 constexpr int64_t kCheckRows = 96;                     // rows validated against the CPU twin

@@ -31,7 +31,6 @@ using engine::cuda::DeviceBuffer;
 using engine::cuda::GemvArgs;
 using engine::cuda::GemvConfig;
 using engine::cuda::GemvPipeline;
-using engine::cuda::quant::Format;
 
 enum class Part { load, lookup, math, full };
 
