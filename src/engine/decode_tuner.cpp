@@ -27,9 +27,8 @@ double median(std::vector<double> v) {
 
 class Descent {
  public:
-  Descent(const std::vector<TunerRole>& roles, const TunerSettings& settings,
-          const TunerCallbacks& callbacks)
-      : roles_(roles), settings_(settings), cb_(callbacks) {}
+  Descent(const TunerSettings& settings, const TunerCallbacks& callbacks)
+      : settings_(settings), cb_(callbacks) {}
 
   double time(const TunerChoice& c, int steps) {
     ++timings_;
@@ -74,7 +73,6 @@ class Descent {
   int timings() const { return timings_; }
 
  private:
-  const std::vector<TunerRole>& roles_;
   const TunerSettings& settings_;
   const TunerCallbacks& cb_;
   int timings_ = 0;
@@ -101,7 +99,7 @@ TunerResult tune_decode(const std::vector<TunerRole>& roles, const TunerSettings
              "decode tuner: role {} has {} candidates but {} chain_only flags", r.name,
              r.candidates.size(), r.chain_only.size());
   }
-  Descent d(roles, settings, callbacks);
+  Descent d(settings, callbacks);
   const size_t n = roles.size();
   TunerChoice choice(n, 0);
   (void)d.time(choice, settings.steps);  // discarded: the GPU is still ramping up after the load
