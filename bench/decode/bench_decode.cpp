@@ -9,9 +9,12 @@
 // first whenever it is listed), and in brackets the ratio of their bytes per token: what the row
 // would reach at FP16's % of copy, the bound a faster kernel alone approaches. Every run of a
 // format must decode the same tokens (greedy decoding is deterministic here); a row that did not
-// says MISMATCH, and the exit status is 1.
+// says MISMATCH, and the exit status is 1. Kernels as `run` chooses them: the tuning table shipped
+// for this GPU, another (--tuning-table FILE, or none for the heuristic), or a report's strings
+// (--kernel-variants).
 //   bench_decode [--models a,b] [--formats fp16,int8-wo,...] [--tokens 256] [--prompt 16]
-//                [--iters 2] [--json FILE] [--configs-dir DIR]
+//                [--iters 2] [--json FILE] [--configs-dir DIR] [--tuning-table FILE|none]
+//                [--kernel-variants STRINGS]
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -33,6 +37,7 @@
 #include "core/error.h"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/engine.h"
+#include "engine/tuning_table.h"
 #include "meter/meter.h"
 #include "model/config.h"
 #include "model/presets.h"
@@ -50,7 +55,7 @@ double seconds_since(Clock::time_point t) {
 int run(int argc, char** argv) {
   std::string models = "qwen2-0.5b,tinyllama-1.1b,qwen2-1.5b,qwen2.5-3b,qwen2-7b";
   std::string formats = "fp16,int8-wo,nf4,nf4-dq,int8";
-  std::string json_path, configs_dir;
+  std::string json_path, configs_dir, tuning_table, kernel_variants;
   int tokens = 256, prompt_len = 16, iters = 2;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -61,6 +66,12 @@ int run(int argc, char** argv) {
     if (k == "--iters") iters = std::stoi(v);
     if (k == "--json") json_path = v;
     if (k == "--configs-dir") configs_dir = v;
+    if (k == "--tuning-table") tuning_table = v;
+    if (k == "--kernel-variants") kernel_variants = v;
+  }
+  std::shared_ptr<const engine::TuningTable> table;
+  if (!tuning_table.empty() && tuning_table != "none") {
+    table = std::make_shared<const engine::TuningTable>(engine::read_tuning_table(tuning_table));
   }
   if (!configs_dir.empty()) {
     // The same architectures for bench/hf_peer.py, as config.json files transformers can read.
@@ -119,6 +130,9 @@ int run(int argc, char** argv) {
       o.backend = engine::Backend::cuda;
       o.precision = precision;
       o.max_context = prompt_len + tokens + 8;
+      o.tuning_table = table;
+      o.use_tuning_table = tuning_table != "none";
+      o.kernel_variants = kernel_variants;
       const auto t_load = Clock::now();
       auto eng = engine::make_engine(weights, o);
       const double load_s = seconds_since(t_load);
@@ -192,7 +206,7 @@ int run(int argc, char** argv) {
           "| %s | %s | %.3f | %.1f | %.0f | %.1f | %s | %s | %.1f (%.3f)%s | %s | %.1f | %s |\n",
           name.c_str(), info.precision.c_str(), gb, tps, gbs, 100.0 * gbs * 1e9 / ceiling, jtxt,
           wtxt, chained_tps, chained_tps / tps, mismatch.c_str(), vs_fp16.c_str(), load_s,
-          info.kernel_variant.c_str());
+          (info.kernel_variant + " (" + info.kernel_variant_choice + ")").c_str());
       std::fflush(stdout);
       if (json.is_open()) {
         nlohmann::json row = {{"model", name},

@@ -3,7 +3,7 @@
 // it with the weights rotated over enough copies to defeat the 60 MB L2, replayed from a CUDA
 // graph, and print GB/s next to the device-to-device copy ceiling measured in the same run
 // (and cuBLAS GemmEx n=1 for FP16, the kernel to beat).
-//   bench_kernels [--preset qwen2-7b] [--formats f16,bf16,int8-wo,int8-llm,nf4,nf4-dq] [--json F]
+//   bench_kernels [--preset qwen2-7b] [--formats fp16,bf16,int8-wo,int8-llm,nf4,nf4-dq] [--json F]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -44,7 +44,6 @@ namespace {
 using engine::cuda::DeviceBuffer;
 using engine::cuda::GemvArgs;
 using engine::cuda::GemvConfig;
-using engine::cuda::GemvFormat;
 using engine::cuda::GemvSegment;
 
 constexpr size_t kRotationBytes = size_t{1536} << 20;  // weights cycled per timing: 25× the L2
@@ -99,17 +98,17 @@ struct DeviceMatrix {
   }
 };
 
-DeviceMatrix make_matrix(GemvFormat f, const uint16_t* w16, int64_t rows, int64_t cols) {
+DeviceMatrix make_matrix(quant::Format f, const uint16_t* w16, int64_t rows, int64_t cols) {
   DeviceMatrix m;
   m.rows = rows;
   m.cols = cols;
   const int64_t n = rows * cols;
-  if (f == GemvFormat::f16 || f == GemvFormat::bf16) {
+  if (f == quant::Format::fp16 || f == quant::Format::bf16) {
     // bf16 reads the same bits (other values, same bytes and the same CPU-twin check).
     m.w.resize(size_t(n) * 2);
     CUDA_CHECK(cudaMemcpy(m.w.get(), w16, size_t(n) * 2, cudaMemcpyDeviceToDevice));
     m.bytes = 2 * n;
-  } else if (f == GemvFormat::int8_wo || f == GemvFormat::int8_llm) {
+  } else if (f == quant::Format::int8_wo || f == quant::Format::int8_llm) {
     m.w.resize(size_t(n));
     m.scales.resize(size_t(rows));
     engine::cuda::quantize_int8_rowwise(w16, rows, cols, reinterpret_cast<int8_t*>(m.w.get()),
@@ -121,7 +120,7 @@ DeviceMatrix make_matrix(GemvFormat f, const uint16_t* w16, int64_t rows, int64_
     m.scales.resize(size_t(blocks));
     engine::cuda::quantize_nf4(w16, n, m.w.get(), m.scales.get(), nullptr);
     m.bytes = n / 2 + 4 * blocks;
-    if (f == GemvFormat::nf4_dq) {
+    if (f == quant::Format::nf4_dq) {
       CUDA_CHECK(cudaDeviceSynchronize());
       const auto absmax = m.scales.download();
       const auto dq = quant::double_quantize_absmax(absmax);
@@ -136,7 +135,7 @@ DeviceMatrix make_matrix(GemvFormat f, const uint16_t* w16, int64_t rows, int64_
 }
 
 // The CPU twin's y = W[0:rows) · x for the first `rows` rows of a device matrix.
-std::vector<float> cpu_twin(GemvFormat f, const DeviceMatrix& m, int64_t rows,
+std::vector<float> cpu_twin(quant::Format f, const DeviceMatrix& m, int64_t rows,
                             const std::vector<float>& x, engine::cpu::ThreadPool& pool) {
   const int64_t cols = m.cols;
   std::vector<float> y(static_cast<size_t>(rows));
@@ -145,16 +144,17 @@ std::vector<float> cpu_twin(GemvFormat f, const DeviceMatrix& m, int64_t rows,
     CUDA_CHECK(cudaMemcpy(h.data(), b.get(), count, cudaMemcpyDeviceToHost));
     return h;
   };
-  if (f == GemvFormat::f16 || f == GemvFormat::bf16) {
+  if (f == quant::Format::fp16 || f == quant::Format::bf16) {
     const auto raw = host_bytes(m.w, size_t(rows * cols) * 2);
     std::vector<uint16_t> w(static_cast<size_t>(rows * cols));
     std::memcpy(w.data(), raw.data(), raw.size());
     engine::cpu::gemv_half(
-        w.data(), f == GemvFormat::f16 ? engine::cpu::HalfKind::f16 : engine::cpu::HalfKind::bf16,
-        rows, cols, x.data(), 1, nullptr, y.data(), pool);
-  } else if (f == GemvFormat::int8_wo || f == GemvFormat::int8_llm) {
+        w.data(),
+        f == quant::Format::fp16 ? engine::cpu::HalfKind::f16 : engine::cpu::HalfKind::bf16, rows,
+        cols, x.data(), 1, nullptr, y.data(), pool);
+  } else if (f == quant::Format::int8_wo || f == quant::Format::int8_llm) {
     quant::Int8RowwiseTensor t;
-    t.format = f == GemvFormat::int8_wo ? quant::Format::int8_wo : quant::Format::int8_llm;
+    t.format = f == quant::Format::int8_wo ? quant::Format::int8_wo : quant::Format::int8_llm;
     t.name = "bench";
     t.rows = rows;
     t.cols = cols;
@@ -163,9 +163,9 @@ std::vector<float> cpu_twin(GemvFormat f, const DeviceMatrix& m, int64_t rows,
                    reinterpret_cast<const int8_t*>(raw.data()) + raw.size());
     const auto scales = m.scales.download();
     t.scales.assign(scales.begin(), scales.begin() + rows);
-    if (f == GemvFormat::int8_llm) return quant::int8_llm_matmul_reference(x, 1, t);
+    if (f == quant::Format::int8_llm) return quant::int8_llm_matmul_reference(x, 1, t);
     engine::cpu::gemv_int8_wo(t, x.data(), 1, nullptr, y.data(), pool);
-  } else if (f == GemvFormat::nf4) {
+  } else if (f == quant::Format::nf4) {
     quant::Nf4Tensor t;
     t.name = "bench";
     t.rows = rows;
@@ -196,17 +196,17 @@ double time_rotated(const std::function<void(int, cudaStream_t)>& launch, int co
                                   stream);
 }
 
-GemvFormat parse_format(const std::string& s) {
-  for (GemvFormat f : {GemvFormat::f16, GemvFormat::bf16, GemvFormat::int8_wo, GemvFormat::int8_llm,
-                       GemvFormat::nf4, GemvFormat::nf4_dq}) {
-    if (s == engine::cuda::gemv_format_name(f)) return f;
+quant::Format parse_format(const std::string& s) {
+  for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
+                          quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
+    if (s == quant::format_name(f)) return f;
   }
   std::fprintf(stderr, "unknown format %s\n", s.c_str());
   std::exit(2);
 }
 
 int run(int argc, char** argv) {
-  std::string preset = "qwen2-7b", formats = "f16,bf16,int8-wo,int8-llm,nf4,nf4-dq", json_path;
+  std::string preset = "qwen2-7b", formats = "fp16,bf16,int8-wo,int8-llm,nf4,nf4-dq", json_path;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--preset") preset = argv[i + 1];
@@ -246,9 +246,9 @@ int run(int argc, char** argv) {
       "\n| format | role | shape | bytes/call | variant | us | GB/s | %% of copy | "
       "max rel err vs CPU |\n|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& fname : comma_list(formats)) {
-    const GemvFormat f = parse_format(fname);
+    const quant::Format f = parse_format(fname);
     for (const Role& role : roles) {
-      if (role.name == "lm_head" && f != GemvFormat::f16 && f != GemvFormat::bf16) continue;
+      if (role.name == "lm_head" && f != quant::Format::fp16 && f != quant::Format::bf16) continue;
       // The segments, then copies of them to rotate through.
       std::vector<DeviceMatrix> first;
       int64_t bytes = 0;
@@ -287,7 +287,8 @@ int run(int argc, char** argv) {
       std::vector<float> x(static_cast<size_t>(role.cols));
       for (int64_t i = 0; i < role.cols; ++i)
         x[size_t(i)] = gauss(splitmix(uint64_t(i) + 77), 1.0f);
-      if (f == GemvFormat::int8_llm) x[7] = 9.0f;  // one outlier column, as real activations have
+      if (f == quant::Format::int8_llm)
+        x[7] = 9.0f;  // one outlier column, as real activations have
       std::vector<float> gain(size_t(role.cols), 1.0f);
       for (int64_t i = 0; i < role.cols; ++i)
         gain[size_t(i)] = 1.0f + 0.2f * gauss(splitmix(uint64_t(i) + 99), 1.0f);
@@ -366,15 +367,16 @@ int run(int argc, char** argv) {
       std::snprintf(shape, sizeof shape, "%zux[%lld..]x%lld", role.rows.size(),
                     static_cast<long long>(role.rows[0]), static_cast<long long>(role.cols));
       const double gbs = double(bytes) / best_t / 1e9;
-      std::printf(
-          "| %s | %s | %s | %.1f MB | %s | %.1f | %.0f | %.1f | %.1e%s |\n", fname.c_str(),
-          role.name.c_str(), shape, static_cast<double>(bytes) / 1e6, best_name.c_str(),
-          best_t * 1e6, gbs, 100.0 * gbs * 1e9 / ceiling, worst_err,
-          worst_err < (f == GemvFormat::f16 || f == GemvFormat::bf16 ? 1e-5 : 1e-3) ? "" : " FAIL");
+      std::printf("| %s | %s | %s | %.1f MB | %s | %.1f | %.0f | %.1f | %.1e%s |\n", fname.c_str(),
+                  role.name.c_str(), shape, static_cast<double>(bytes) / 1e6, best_name.c_str(),
+                  best_t * 1e6, gbs, 100.0 * gbs * 1e9 / ceiling, worst_err,
+                  worst_err < (f == quant::Format::fp16 || f == quant::Format::bf16 ? 1e-5 : 1e-3)
+                      ? ""
+                      : " FAIL");
       std::fflush(stdout);
 
       // cuBLAS, the kernel to beat: GemmEx with n = 1 on the same matrices (fp16 x).
-      if (f == GemvFormat::f16 && !role.swiglu && role.rows.size() == 1) {
+      if (f == quant::Format::fp16 && !role.swiglu && role.rows.size() == 1) {
         std::vector<uint16_t> x16(x.size());
         for (size_t i = 0; i < x.size(); ++i) x16[i] = float_to_half(xe[i]);
         DeviceBuffer<uint16_t> d_x16 = engine::cuda::to_device(std::span<const uint16_t>(x16));

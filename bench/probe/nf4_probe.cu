@@ -30,7 +30,6 @@ namespace {
 using engine::cuda::DeviceBuffer;
 using engine::cuda::GemvArgs;
 using engine::cuda::GemvConfig;
-using engine::cuda::GemvFormat;
 using engine::cuda::GemvPipeline;
 
 enum class Part { load, lookup, math, full };
@@ -167,7 +166,7 @@ int run(int argc, char** argv) {
     size_t bytes = 0;
     for (int s = 0; s < 2; ++s) {
       GemvArgs a;
-      a.format = GemvFormat::nf4;
+      a.format = quant::Format::nf4;
       a.n_seg = per_set;
       a.swiglu = sh.swiglu;
       for (int k = 0; k < per_set; ++k) a.seg[k] = mats[size_t(s * per_set + k)].segment();

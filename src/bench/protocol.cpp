@@ -167,13 +167,6 @@ std::vector<report::RunRecord> run_protocol(const RunOptions& options,
     idle_phase.push_back(meter.end());
   }
 
-  // Both engines tune at the middle of what an iteration decodes, not of the whole cache: the
-  // attention's share of a step grows with the position, so the fastest variants there are the
-  // ones to measure with. (Tuned at 2,048 of 4,096 positions, two Qwen2-0.5B FP16 baselines of
-  // one sweep decoded 14 % apart: docs/results/seed-sweep-h200.md.)
-  engine::EngineOptions tuned_for = options.engine;
-  tuned_for.tune_position = static_cast<int>(prompt.size()) + options.new_tokens / 2;
-
   // FP16 among other precisions is their shared baseline, not a run of its own.
   std::vector<engine::Precision> runs;
   for (engine::Precision p : precisions) {
@@ -189,7 +182,7 @@ std::vector<report::RunRecord> run_protocol(const RunOptions& options,
   std::unique_ptr<engine::Engine> fp16;
   std::optional<report::DecodeRun> baseline;
   if (with_baseline) {
-    engine::EngineOptions fp16_options = tuned_for;
+    engine::EngineOptions fp16_options = options.engine;
     fp16_options.precision = engine::Precision::fp16;
     fp16 = engine::make_engine(weights, fp16_options);
     say(log, fmt::format("FP16 baseline: {} warmup + {} measured iterations of {} tokens",
@@ -210,7 +203,7 @@ std::vector<report::RunRecord> run_protocol(const RunOptions& options,
     record.baseline = baseline;
     RunOptions this_run = options;
     this_run.precision = precision;
-    engine::EngineOptions engine_options = tuned_for;
+    engine::EngineOptions engine_options = options.engine;
     engine_options.precision = precision;
     auto engine = engine::make_engine(weights, engine_options);
     say(log, fmt::format("{}: {} warmup + {} measured iterations of {} tokens",

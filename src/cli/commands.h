@@ -20,5 +20,6 @@ void add_run_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_tokenize_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace ec::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   ec::cli::add_info_command(app);
   ec::cli::add_tokenize_command(app);
   ec::cli::add_generate_command(app);
+  ec::cli::add_tune_command(app);
   ec::cli::add_measure_command(app);
   ec::cli::add_ingest_command(app);
   ec::cli::add_aggregate_command(app);

@@ -24,5 +24,7 @@ struct EmbeddedFile {
 };
 // web/: the report site's pages, scripts and styles (linked into ec_site), sorted by path.
 std::span<const EmbeddedFile> site_assets();
+// data/tuning/: the CUDA engine's tuning tables (linked into ec_engine), sorted by path.
+std::span<const EmbeddedFile> tuning_tables();
 
 }  // namespace ec::embedded

@@ -9,13 +9,16 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/tuning_table.h"
 #include "model/config.h"
 #include "model/weights.h"
+#include "quant/format.h"
 
 namespace ec::engine {
 
-// What the user asks for on the command line. INT8 means LLM.int8() (the seed's meaning).
-enum class Precision { fp16, bf16, int8_llm, int8_wo, nf4, nf4_dq };
+// What the user asks for on the command line: the weight format the engine runs. INT8 means
+// LLM.int8() (the seed's meaning).
+using Precision = quant::Format;
 
 // Accepts FP16, BF16, INT8, INT8-WO, NF4, NF4-DQ in any case; throws ec::UsageError otherwise.
 Precision parse_precision(std::string_view text);
@@ -39,9 +42,30 @@ struct EngineOptions {
   int max_context = 0;  // KV cache length; 0 = the model's max_position_embeddings (capped at 4096)
   bool cuda_graph = true;  // CUDA: capture the decode step as a graph
   int device = 0;          // CUDA device ordinal
-  // CUDA autotuner: the KV-cache position its decode steps are timed at, so the variants are
-  // chosen for the attention work the caller will decode at; -1 = the middle of the cache.
-  int tune_position = -1;
+
+  // CUDA decode kernels (docs/gpu-machine.md, "Kernel choice"). Each GEMV runs the tuning table's
+  // variant for its shape where the table has one, else the heuristic's; nothing is timed at load.
+  // The table: this one (its GPU must be this device's), or null for the one shipped for this GPU.
+  std::shared_ptr<const TuningTable> tuning_table;
+  bool use_tuning_table = true;  // false: the heuristic alone (what `tune` starts from)
+  // A report's kernel_variant strings (';'-separated, one per engine prefix): run exactly those
+  // variants and KV splits instead (pinned_variants.h). Empty: the table or the heuristic.
+  std::string kernel_variants;
+  bool pdl =
+      true;  // programmatic dependent launch between the decode kernels, where the GPU has it
+  // Decode attention: the fused kernel (RoPE, KV store and attention in one) where the head size
+  // allows, or with split_attention the RoPE kernel and prefill's split attention (for A/B runs).
+  bool split_attention = false;
+  bool profile_decode = false;  // after the load, print each kernel class's time per step (stderr)
+};
+
+// What `ecocompute tune` measures: how long each timing is, and where in the KV cache.
+struct TuneSettings {
+  int steps = 5;  // decode steps per timing; each timing is the median of `runs`
+  int runs = 5;
+  double margin = 0.015;  // a variant replaces the incumbent only when this much faster
+  int position = -1;      // KV-cache position the steps decode at; -1: the middle of the cache
+  bool log = false;       // print every trial to stderr
 };
 
 // Facts a report records about the engine that produced it.
@@ -49,10 +73,14 @@ struct EngineInfo {
   std::string backend;         // "cpu" | "cuda"
   std::string precision;       // "FP16", "INT8", ...
   std::string weight_format;   // "fp16", "int8-llm", ...
-  std::string kernel_variant;  // e.g. "cpu-fp32-accumulate", "cuda-gemv-fp16-v3"
-  // How kernel_variant was chosen: "tuned" (timed on this GPU at load), "pinned" (given by
-  // EC_CUDA_VARIANTS), "untuned" (EC_CUDA_TUNE=0: the defaults), "fixed" (one kernel per format).
+  std::string kernel_variant;  // e.g. "cpu-f32acc-f16w", "cuda-f32acc-nf4-gemv-v2[qkv:r2p,...]"
+  // How kernel_variant was chosen: "table" (every GEMV from the tuning table), "table+heuristic"
+  // (some from it, the others by the heuristic), "heuristic" (no table entry), "pinned" (given by
+  // EngineOptions::kernel_variants), "fixed" (one kernel per format).
   std::string kernel_variant_choice;
+  // The tuning table the choice read (its name and SHA-256); empty when none was read.
+  std::string tuning_table;
+  std::string tuning_table_sha256;
   std::string compute_dtype;  // "fp32" accumulate on the CPU
   bool cuda_graph = false;
   // Bytes of weights read per decoded token (GEMV operands + embeddings row).
@@ -98,6 +126,14 @@ class Engine {
 // copied, where the backend can read them in place.
 std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> weights,
                                     const EngineOptions& options);
+
+// Times the decode GEMV variants of `options.precision` on this GPU and returns the tuning table
+// entries they choose, one per GEMV shape of the model (`ecocompute tune`). CUDA only: ec::Error
+// for the CPU backend, whose kernels have no variants. `table_gpu` receives the GPU's name and
+// compute capability (the table's key).
+std::vector<TuningEntry> tune_decode_kernels(std::shared_ptr<const model::ModelWeights> weights,
+                                             const EngineOptions& options,
+                                             const TuneSettings& settings, TuningTable& table_gpu);
 
 // The weights' config, checked for what every backend needs: weights present, positive sizes,
 // query heads a multiple of the KV heads, one weight layer per config layer. ec::Error otherwise.

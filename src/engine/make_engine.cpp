@@ -1,4 +1,5 @@
-// make_engine: the single dispatch point from (backend, precision) to an Engine implementation.
+// make_engine: the single dispatch point from (backend, precision) to an Engine implementation;
+// tune_decode_kernels: the same for `tune`.
 #include "core/error.h"
 #include "engine/cpu/cpu_engine.h"
 #include "engine/engine.h"
@@ -27,6 +28,22 @@ std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> w
 #endif
   }
   fail("make_engine: unknown backend {}", static_cast<int>(options.backend));
+}
+
+std::vector<TuningEntry> tune_decode_kernels(std::shared_ptr<const model::ModelWeights> weights,
+                                             const EngineOptions& options,
+                                             const TuneSettings& settings, TuningTable& table_gpu) {
+  EC_CHECK(weights != nullptr, "tune: no weights given");
+  EC_CHECK(options.backend == Backend::cuda,
+           "tune: the CPU backend has one kernel per format, nothing to tune (tune needs the CUDA "
+           "backend and a GPU)");
+#if defined(EC_HAVE_CUDA)
+  return cuda::tune_cuda_engine(std::move(weights), options, settings, table_gpu);
+#else
+  (void)settings;
+  (void)table_gpu;
+  fail("this build has no CUDA backend (built without nvcc): nothing to tune");
+#endif
 }
 
 bool cuda_backend_available() {

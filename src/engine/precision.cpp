@@ -14,17 +14,16 @@ namespace {
 
 struct PrecisionName {
   Precision precision;
-  std::string_view name;    // as the user and the report spell it
-  std::string_view format;  // the weight format
+  std::string_view name;  // as the user and the report spell it
 };
 
 constexpr std::array<PrecisionName, 6> kPrecisions = {{
-    {Precision::fp16, "FP16", "fp16"},
-    {Precision::bf16, "BF16", "bf16"},
-    {Precision::int8_llm, "INT8", "int8-llm"},
-    {Precision::int8_wo, "INT8-WO", "int8-wo"},
-    {Precision::nf4, "NF4", "nf4"},
-    {Precision::nf4_dq, "NF4-DQ", "nf4-dq"},
+    {Precision::fp16, "FP16"},
+    {Precision::bf16, "BF16"},
+    {Precision::int8_llm, "INT8"},
+    {Precision::int8_wo, "INT8-WO"},
+    {Precision::nf4, "NF4"},
+    {Precision::nf4_dq, "NF4-DQ"},
 }};
 
 std::string upper(std::string_view text) {
@@ -58,7 +57,7 @@ std::string_view precision_name(Precision p) {
 }
 
 std::string_view weight_format(Precision p) {
-  return entry(p).format;
+  return quant::format_name(entry(p).precision);
 }
 
 Backend parse_backend(std::string_view text) {

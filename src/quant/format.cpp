@@ -10,6 +10,10 @@ namespace ec::quant {
 
 std::string_view format_name(Format format) {
   switch (format) {
+    case Format::fp16:
+      return "fp16";
+    case Format::bf16:
+      return "bf16";
     case Format::int8_llm:
       return "int8-llm";
     case Format::int8_wo:

@@ -1,4 +1,5 @@
-// The quantized weight formats by name, and the input check every quantizer runs first.
+// The weight formats by name (one enum for quant, the engine's precisions and the kernels), and the
+// input check every quantizer runs first.
 #pragma once
 
 #include <cstdint>
@@ -7,12 +8,19 @@
 
 namespace ec::quant {
 
-// int8-llm and int8-wo share one weight layout (Int8RowwiseTensor); the name records which kernel
-// reads it. nf4 and nf4-dq share the packed codes and differ in how the block absmax is stored.
-enum class Format { int8_llm, int8_wo, nf4, nf4_dq };
+// fp16 and bf16 are the 16-bit weights as loaded. int8-llm and int8-wo share one weight layout
+// (Int8RowwiseTensor); the name records which kernel reads it. nf4 and nf4-dq share the packed
+// codes and differ in how the block absmax is stored. engine::Precision is this enum.
+enum class Format { fp16, bf16, int8_llm, int8_wo, nf4, nf4_dq };
 
-// "int8-llm", "int8-wo", "nf4", "nf4-dq" (the names reports carry as weight_format).
+// "fp16", "bf16", "int8-llm", "int8-wo", "nf4", "nf4-dq" (the names reports carry as
+// weight_format).
 std::string_view format_name(Format format);
+
+// True for the formats a quantizer produces (int8-llm, int8-wo, nf4, nf4-dq).
+constexpr bool is_quantized(Format format) {
+  return format != Format::fp16 && format != Format::bf16;
+}
 
 // Largest magnitude a quantizer takes. Dequantization overflows float near FLT_MAX (int8 computes
 // q · absmax before the 1/127, nf4-dq code · scale + offset); real fp16/bf16 weights are far below.

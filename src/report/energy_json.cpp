@@ -51,6 +51,9 @@ json to_json(const EngineRecord& e) {
             {"device_name", e.device_name}};
   // Reports written before it was recorded do not have it; they read back without it.
   if (!e.kernel_variant_choice.empty()) j["kernel_variant_choice"] = e.kernel_variant_choice;
+  if (!e.tuning_table.empty()) {
+    j["tuning_table"] = {{"name", e.tuning_table}, {"sha256", e.tuning_table_sha256}};
+  }
   return j;
 }
 
@@ -229,6 +232,11 @@ EngineRecord engine_from(const json& j, const std::string& base) {
   e.weight_format = req<std::string>(j, base, "weight_format");
   e.kernel_variant = req<std::string>(j, base, "kernel_variant");
   e.kernel_variant_choice = opt_string(j, base, "kernel_variant_choice");
+  if (const auto it = j.find("tuning_table"); it != j.end()) {
+    const std::string where = base + ".tuning_table";
+    e.tuning_table = req<std::string>(*it, where, "name");
+    e.tuning_table_sha256 = req<std::string>(*it, where, "sha256");
+  }
   e.compute_dtype = req<std::string>(j, base, "compute_dtype");
   e.cuda_graph = req<bool>(j, base, "cuda_graph");
   e.weight_bytes = req<int64_t>(j, base, "weight_bytes");

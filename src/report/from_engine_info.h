@@ -14,6 +14,8 @@ inline EngineRecord from_engine_info(const engine::EngineInfo& info) {
   record.weight_format = info.weight_format;
   record.kernel_variant = info.kernel_variant;
   record.kernel_variant_choice = info.kernel_variant_choice;
+  record.tuning_table = info.tuning_table;
+  record.tuning_table_sha256 = info.tuning_table_sha256;
   record.compute_dtype = info.compute_dtype;
   record.cuda_graph = info.cuda_graph;
   record.weight_bytes = info.weight_bytes;

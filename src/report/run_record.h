@@ -82,7 +82,12 @@ struct EngineRecord {
   std::string precision;      // "FP16", "INT8", ...
   std::string weight_format;  // "fp16", "int8-llm", "nf4-dq", ...
   std::string kernel_variant;
-  std::string kernel_variant_choice;  // "tuned" | "pinned" | "untuned" | "fixed"; "" = not recorded
+  // "table" | "table+heuristic" | "heuristic" | "pinned" | "fixed"; older reports also "tuned" |
+  // "untuned"; "" = not recorded
+  std::string kernel_variant_choice;
+  // The tuning table the kernel choice read (name and SHA-256); empty when none was read.
+  std::string tuning_table;
+  std::string tuning_table_sha256;
   std::string compute_dtype;
   bool cuda_graph = false;
   int64_t weight_bytes = 0;  // bytes of weights read per decoded token

@@ -1,16 +1,19 @@
 // The CUDA engine end to end against the CPU reference engine on the tiny presets: FP16 greedy
 // decoding token for token, logits within a stated bound (prefill and decode), graph and no-graph
-// identical, every quantized format close to its CPU twin, and the engine's error paths.
+// identical, every quantized format close to its CPU twin, the kernel choice (heuristic, tuning
+// table, pinned strings, `tune`), and the engine's error paths.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "engine/cuda/pinned_variants.h"
 #include "engine/engine.h"
+#include "engine/tuning_table.h"
 #include "engine_cuda/cuda_test_util.h"
 #include "model/presets.h"
 #include "model/synthetic.h"
@@ -24,14 +27,26 @@ std::shared_ptr<const model::ModelWeights> weights(const std::string& preset, DT
   return model::make_synthetic_weights(model::preset_or_throw(preset), 7, dtype);
 }
 
-std::unique_ptr<Engine> make(std::shared_ptr<const model::ModelWeights> w, Backend b, Precision p,
-                             bool graph = true, int max_context = 512) {
+EngineOptions options(Backend b, Precision p, bool graph = true, int max_context = 512) {
   EngineOptions o;
   o.backend = b;
   o.precision = p;
   o.threads = 2;
   o.max_context = max_context;
   o.cuda_graph = graph;
+  return o;
+}
+
+std::unique_ptr<Engine> make(std::shared_ptr<const model::ModelWeights> w, Backend b, Precision p,
+                             bool graph = true, int max_context = 512) {
+  return make_engine(std::move(w), options(b, p, graph, max_context));
+}
+
+// The heuristic alone: the same kernels and attention splits in every engine of a test.
+std::unique_ptr<Engine> make_heuristic(std::shared_ptr<const model::ModelWeights> w, Precision p,
+                                       bool graph = true) {
+  EngineOptions o = options(Backend::cuda, p, graph);
+  o.use_tuning_table = false;
   return make_engine(std::move(w), o);
 }
 
@@ -60,9 +75,8 @@ TEST_P(CudaEngineFp16, GreedyDecodeMatchesCpuTokenForToken) {
   EXPECT_TRUE(gpu->info().cuda_graph);
   EXPECT_GT(gpu->info().weight_bytes, 0);
   EXPECT_FALSE(gpu->info().device_name.empty());
-  if (std::getenv("EC_CUDA_TUNE") == nullptr && std::getenv("EC_CUDA_VARIANTS") == nullptr) {
-    EXPECT_EQ(gpu->info().kernel_variant_choice, "tuned");
-  }
+  // No shipped table has the tiny presets' shapes.
+  EXPECT_EQ(gpu->info().kernel_variant_choice, "heuristic");
   const auto p = prompt(9, w->config.vocab_size);
   const auto want = generate_greedy(*cpu, p, 40);
   const auto got = generate_greedy(*gpu, p, 40);
@@ -100,36 +114,111 @@ INSTANTIATE_TEST_SUITE_P(Presets, CudaEngineFp16,
                            return n;
                          });
 
-// The tuner times at the position it is given, clamped into the cache (at its start, and past its
-// end): the engine loads and still decodes as the CPU does.
-TEST(CudaEngine, TunesAtTheGivenPositionClampedToTheCache) {
+// `tune` times the variants at the position it is given, clamped into the cache (at its start, and
+// past its end), and returns one entry per GEMV of the model; an engine loaded with a table of
+// those entries runs exactly them, says where they came from, and decodes as the CPU does.
+TEST(CudaEngine, TunesThenLoadsFromTheTable) {
   EC_REQUIRE_CUDA();
-  if (std::getenv("EC_CUDA_TUNE") != nullptr || std::getenv("EC_CUDA_VARIANTS") != nullptr) {
-    GTEST_SKIP() << "the tuner is switched off or pinned by the environment";
-  }
   auto w = weights("tiny-qwen2", DType::f16);
   auto cpu = make(w, Backend::cpu, Precision::fp16);
   const auto p = prompt(9, w->config.vocab_size);
   const auto want = generate_greedy(*cpu, p, 30);
   for (int position : {0, 100, 1 << 20}) {
-    EngineOptions o;
-    o.backend = Backend::cuda;
-    o.max_context = 512;
-    o.tune_position = position;
+    TuneSettings settings;
+    settings.steps = 2;
+    settings.runs = 3;
+    settings.position = position;
+    auto table = std::make_shared<TuningTable>();
+    const std::vector<TuningEntry> entries =
+        tune_decode_kernels(w, options(Backend::cuda, Precision::fp16), settings, *table);
+    ASSERT_EQ(entries.size(), kDecodeRoles.size()) << position;
+    EXPECT_FALSE(table->gpu_name.empty());
+    EXPECT_GE(table->cc_major, 5);
+    for (const TuningEntry& e : entries) {
+      EXPECT_EQ(e.key.format, quant::Format::fp16);
+      EXPECT_EQ(e.model, w->config.name);
+      EXPECT_GT(e.step_us, 0.0);
+      EXPECT_EQ(e.variant.find('+'), std::string::npos) << e.variant;
+    }
+    table->merge(entries);
+    table->name = "test-table";
+    table->sha256 = std::string(64, '0');
+    EngineOptions o = options(Backend::cuda, Precision::fp16);
+    o.tuning_table = table;
     auto gpu = make_engine(w, o);
-    EXPECT_EQ(gpu->info().kernel_variant_choice, "tuned") << position;
+    EXPECT_EQ(gpu->info().kernel_variant_choice, "table") << position;
+    EXPECT_EQ(gpu->info().tuning_table, "test-table");
+    EXPECT_EQ(gpu->info().tuning_table_sha256, std::string(64, '0'));
+    const cuda::PinnedVariants ran =
+        cuda::parse_pinned_variants(gpu->info().kernel_variant, "the engine's kernel_variant");
+    for (const TuningEntry& e : entries) {
+      const auto role = std::find(kDecodeRoles.begin(), kDecodeRoles.end(), e.key.role);
+      ASSERT_NE(role, kDecodeRoles.end()) << e.key.role;
+      cuda::GemvConfig config = ran.roles[static_cast<size_t>(role - kDecodeRoles.begin())];
+      config.pdl = false;
+      EXPECT_EQ(cuda::gemv_config_name(config), e.variant) << e.key.role;
+    }
     EXPECT_EQ(generate_greedy(*gpu, p, 30), want) << "tuned at position " << position;
   }
+}
+
+// A table of another GPU is refused by name; one with an entry this build lacks names the entry;
+// one without this model's shapes leaves the heuristic in charge; 'none' is the heuristic.
+TEST(CudaEngine, TableErrorsAndFallbacks) {
+  EC_REQUIRE_CUDA();
+  auto w = weights("tiny-qwen2", DType::f16);
+  auto heuristic = make_heuristic(w, Precision::fp16);
+  EXPECT_EQ(heuristic->info().kernel_variant_choice, "heuristic");
+  EXPECT_EQ(heuristic->info().tuning_table, "");
+  TuningTable gpu;
+  (void)tune_decode_kernels(w, options(Backend::cuda, Precision::fp16),
+                            TuneSettings{1, 1, 0.015, 0, false}, gpu);
+  auto other = std::make_shared<TuningTable>(gpu);
+  other->gpu_name = "Some Other GPU";
+  other->name = "other.json";
+  EngineOptions o = options(Backend::cuda, Precision::fp16);
+  o.tuning_table = other;
+  try {
+    (void)make_engine(w, o);
+    ADD_FAILURE() << "loaded with another GPU's table";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("other.json was measured on Some Other GPU"),
+              std::string::npos)
+        << e.what();
+  }
+  auto lacking = std::make_shared<TuningTable>(gpu);
+  lacking->name = "lacking.json";
+  const auto& c = w->config;
+  const int qkv_rows = (c.num_heads + 2 * c.num_kv_heads) * c.head_dim;
+  lacking->merge({TuningEntry{TuningKey{quant::Format::fp16, "qkv", qkv_rows, c.hidden_size},
+                              "r2p-u2", "x", 1.0}});
+  o.tuning_table = lacking;
+  try {
+    (void)make_engine(w, o);
+    ADD_FAILURE() << "loaded a variant fp16 does not have";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("lacking.json: the fp16 qkv GEMV"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("variant r2p-u2 is not one"), std::string::npos)
+        << e.what();
+  }
+  auto one = std::make_shared<TuningTable>(gpu);
+  one->name = "one.json";
+  one->merge({TuningEntry{TuningKey{quant::Format::fp16, "qkv", qkv_rows, c.hidden_size}, "r1g",
+                          "x", 1.0}});
+  o.tuning_table = one;
+  auto partial = make_engine(w, o);
+  EXPECT_EQ(partial->info().kernel_variant_choice, "table+heuristic");
+  EXPECT_NE(partial->info().kernel_variant.find("qkv:r1g"), std::string::npos);
+  const auto p = prompt(5, w->config.vocab_size);
+  EXPECT_EQ(generate_greedy(*partial, p, 20), generate_greedy(*heuristic, p, 20));
 }
 
 TEST(CudaEngine, GraphAndDirectLaunchesAgreeBitForBit) {
   EC_REQUIRE_CUDA();
   auto w = weights("tiny-qwen2", DType::f16);
-  // Untuned, so both use the same attention splits (the one tuned choice that changes rounding).
-  setenv("EC_CUDA_TUNE", "0", 1);
-  auto a = make(w, Backend::cuda, Precision::fp16, true);
-  auto b = make(w, Backend::cuda, Precision::fp16, false);
-  unsetenv("EC_CUDA_TUNE");
+  auto a = make_heuristic(w, Precision::fp16, true);
+  auto b = make_heuristic(w, Precision::fp16, false);
   EXPECT_FALSE(b->info().cuda_graph);
   const auto p = prompt(5, w->config.vocab_size);
   EXPECT_EQ(generate_greedy(*a, p, 20), generate_greedy(*b, p, 20));
@@ -137,39 +226,38 @@ TEST(CudaEngine, GraphAndDirectLaunchesAgreeBitForBit) {
   EXPECT_EQ(copy(a->forward(one, false)), copy(b->forward(one, false)));
 }
 
-// EC_CUDA_VARIANTS replays a report's variants: the engine runs exactly those (its kernel_variant
-// says so) and decodes bit for bit as the untuned engine does (the GEMV variants give identical
+// Pinned variants replay a report's kernels: the engine runs exactly those (its kernel_variant
+// says so) and decodes bit for bit as the heuristic's engine does (the GEMV variants give identical
 // results, and the splits are the same); variants of another format, or ones this format lacks,
 // are refused by name.
 TEST(CudaEngine, PinnedVariantsRunAsGivenAndDecodeTheSame) {
   EC_REQUIRE_CUDA();
   auto w = weights("tiny-qwen2", DType::f16);
-  setenv("EC_CUDA_TUNE", "0", 1);
-  auto untuned = make(w, Backend::cuda, Precision::fp16);
-  unsetenv("EC_CUDA_TUNE");
+  auto untuned = make_heuristic(w, Precision::fp16);
   const std::string defaults = untuned->info().kernel_variant;
   const std::string prefix = defaults.substr(0, defaults.find('['));
   const std::string splits = defaults.substr(defaults.rfind(','));  // ",attn-fused-splits:N]"
   const std::string pdl = defaults.find("+pdl") != std::string::npos ? "+pdl" : "";
   const std::string pinned = prefix + "[qkv:r1g" + pdl + ",o:r4p" + pdl + ",gu:r2p-dbuf" + pdl +
                              ",down:r1p-u16" + pdl + ",head:r1p-l2pf" + pdl + splits;
-  setenv("EC_CUDA_VARIANTS", pinned.c_str(), 1);
-  auto replayed = make(w, Backend::cuda, Precision::fp16);
+  EngineOptions o = options(Backend::cuda, Precision::fp16);
+  o.kernel_variants = pinned;
+  auto replayed = make_engine(w, o);
   EXPECT_EQ(replayed->info().kernel_variant, pinned);
   EXPECT_EQ(replayed->info().kernel_variant_choice, "pinned");
-  EXPECT_EQ(untuned->info().kernel_variant_choice, "untuned");
+  EXPECT_EQ(untuned->info().kernel_variant_choice, "heuristic");
   const auto p = prompt(5, w->config.vocab_size);
   EXPECT_EQ(generate_greedy(*replayed, p, 20), generate_greedy(*untuned, p, 20));
   const int32_t one[1] = {42};
   EXPECT_EQ(copy(replayed->forward(one, false)), copy(untuned->forward(one, false)));
 
   const auto refused = [&](const std::string& text, const std::string& names) {
-    setenv("EC_CUDA_VARIANTS", text.c_str(), 1);
+    o.kernel_variants = text;
     try {
-      (void)make(w, Backend::cuda, Precision::fp16);
+      (void)make_engine(w, o);
       ADD_FAILURE() << "loaded with " << text;
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("EC_CUDA_VARIANTS"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--kernel-variants"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
     }
   };
@@ -177,7 +265,6 @@ TEST(CudaEngine, PinnedVariantsRunAsGivenAndDecodeTheSame) {
   std::string lacking = pinned;  // two-chunk steps are not an f16 variant
   lacking.replace(lacking.find("o:r4p"), 5, "o:r2p-u2");
   refused(lacking, "role o: r2p-u2");
-  unsetenv("EC_CUDA_VARIANTS");
 }
 
 TEST(CudaEngine, DecodeGreedyIsArgmaxOfForwardAndResetRepeats) {
@@ -203,11 +290,9 @@ TEST(CudaEngine, DecodeGreedyIsArgmaxOfForwardAndResetRepeats) {
 TEST(CudaEngine, DecodeGreedyManyMatchesStepByStep) {
   EC_REQUIRE_CUDA();
   auto w = weights("tiny-qwen2", DType::f16);
-  setenv("EC_CUDA_TUNE", "0", 1);  // the same attention splits in every engine
-  auto stepwise = make(w, Backend::cuda, Precision::fp16);
-  auto chained = make(w, Backend::cuda, Precision::fp16);
-  auto direct = make(w, Backend::cuda, Precision::fp16, false);
-  unsetenv("EC_CUDA_TUNE");
+  auto stepwise = make_heuristic(w, Precision::fp16);
+  auto chained = make_heuristic(w, Precision::fp16);
+  auto direct = make_heuristic(w, Precision::fp16, false);
   const auto p = prompt(6, w->config.vocab_size);
   const int32_t first = argmax(stepwise->forward(p, false));
   std::vector<int32_t> expected;

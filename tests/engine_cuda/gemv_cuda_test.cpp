@@ -168,17 +168,18 @@ class Nf4Weights final : public Weights, Common {
   DeviceBuffer<float> d_scales_, d_map_;
 };
 
-std::unique_ptr<Weights> make_weights(GemvFormat f, int rows, int cols, uint64_t seed, bool bias) {
+std::unique_ptr<Weights> make_weights(quant::Format f, int rows, int cols, uint64_t seed,
+                                      bool bias) {
   switch (f) {
-    case GemvFormat::f16:
-    case GemvFormat::bf16:
-      return std::make_unique<HalfWeights>(rows, cols, seed, bias, f == GemvFormat::bf16);
-    case GemvFormat::int8_wo:
-    case GemvFormat::int8_llm:
-      return std::make_unique<Int8Weights>(rows, cols, seed, bias, f == GemvFormat::int8_llm);
-    case GemvFormat::nf4:
-    case GemvFormat::nf4_dq:
-      return std::make_unique<Nf4Weights>(rows, cols, seed, bias, f == GemvFormat::nf4_dq);
+    case quant::Format::fp16:
+    case quant::Format::bf16:
+      return std::make_unique<HalfWeights>(rows, cols, seed, bias, f == quant::Format::bf16);
+    case quant::Format::int8_wo:
+    case quant::Format::int8_llm:
+      return std::make_unique<Int8Weights>(rows, cols, seed, bias, f == quant::Format::int8_llm);
+    case quant::Format::nf4:
+    case quant::Format::nf4_dq:
+      return std::make_unique<Nf4Weights>(rows, cols, seed, bias, f == quant::Format::nf4_dq);
   }
   return nullptr;
 }
@@ -187,11 +188,11 @@ std::unique_ptr<Weights> make_weights(GemvFormat f, int rows, int cols, uint64_t
 // held as fp16 on the GPU (exactly) and multiplied by x rounded to fp16, four products summed in
 // fp16 before FP32 (each rounding ≤ 2^-11 relative; 4.8e-4 was the largest NF4 error on the H200);
 // int8-llm is exact without a norm.
-double bound(GemvFormat f) {
+double bound(quant::Format f) {
   switch (f) {
-    case GemvFormat::int8_wo:
-    case GemvFormat::nf4:
-    case GemvFormat::nf4_dq:
+    case quant::Format::int8_wo:
+    case quant::Format::nf4:
+    case quant::Format::nf4_dq:
       return 1e-3;
     default:
       return 1e-5;
@@ -204,14 +205,14 @@ struct Shape {
   bool norm, residual, bias, swiglu;
 };
 
-void check(GemvFormat f, const Shape& sh, uint64_t seed) {
+void check(quant::Format f, const Shape& sh, uint64_t seed) {
   const int cols = sh.cols;
   std::vector<std::unique_ptr<Weights>> w;
   for (size_t i = 0; i < sh.rows.size(); ++i) {
     w.push_back(make_weights(f, sh.rows[i], cols, seed + 10 * i, sh.bias));
   }
   auto x = test::random_floats(cols, seed + 100, 1.0f);
-  if (f == GemvFormat::int8_llm && cols > 40) {
+  if (f == quant::Format::int8_llm && cols > 40) {
     x[3] = 7.5f;  // outlier columns (|x| ≥ 6): kept in fp16 by LLM.int8()
     x[cols - 5] = -11.0f;
     x[cols / 2] = 5.999f;  // rounds to 6.0 in fp16: an outlier too
@@ -258,11 +259,11 @@ void check(GemvFormat f, const Shape& sh, uint64_t seed) {
     gemv(a, cfg, nullptr);
     test::sync();
     const auto got = dy.download();
-    const std::string what = std::string(gemv_format_name(f)) + " " + gemv_config_name(cfg) +
+    const std::string what = std::string(quant::format_name(f)) + " " + gemv_config_name(cfg) +
                              " cols " + std::to_string(cols) + " segs " + std::to_string(w.size()) +
                              (sh.norm ? " norm" : "") + (sh.swiglu ? " swiglu" : "") +
                              (sh.residual ? " residual" : "");
-    if (f == GemvFormat::int8_llm && !sh.norm) {
+    if (f == quant::Format::int8_llm && !sh.norm) {
       EXPECT_EQ(got, want) << what;  // the same operations as the reference, bit for bit
     } else {
       EXPECT_LT(rel_error(got, want), bound(f)) << what;
@@ -290,7 +291,7 @@ const Shape kShapes[] = {
     {{3000}, 256, false, true, false, false},  // more row groups than the H200 has SMs
 };
 
-class CudaGemv : public ::testing::TestWithParam<GemvFormat> {};
+class CudaGemv : public ::testing::TestWithParam<quant::Format> {};
 
 // The bulk-copy variants refill each stage of a warp's ring while the other warps still read
 // theirs; run back to back at a gate_up-like shape (many steps per warp, heavy shared-memory
@@ -302,7 +303,7 @@ TEST(CudaGemv, BulkCopyVariantsRepeatBitForBitUnderLoad) {
   EC_REQUIRE_CUDA();
   const GemvDevice device = current_gemv_device();
   if (!device.bulk_copy) GTEST_SKIP() << "no bulk copy on this GPU (sm_90 and newer)";
-  for (GemvFormat f : {GemvFormat::f16, GemvFormat::int8_wo}) {
+  for (quant::Format f : {quant::Format::fp16, quant::Format::int8_wo}) {
     const int rows = 4096, cols = 3584;
     auto gate = make_weights(f, rows, cols, 501, false);
     auto up = make_weights(f, rows, cols, 502, false);
@@ -332,13 +333,13 @@ TEST(CudaGemv, BulkCopyVariantsRepeatBitForBitUnderLoad) {
         for (int k = 0; k < 4; ++k) gemv(a, cfg, nullptr);  // back to back, as in decode
         test::sync();
         if (dy.download() != want) {
-          ADD_FAILURE() << gemv_format_name(f) << " " << gemv_config_name(cfg) << " run " << rep
+          ADD_FAILURE() << quant::format_name(f) << " " << gemv_config_name(cfg) << " run " << rep
                         << " differs from r2p";
           break;
         }
       }
     }
-    EXPECT_EQ(bulk_variants, 2) << gemv_format_name(f);  // two rows of four or of two chunks
+    EXPECT_EQ(bulk_variants, 2) << quant::format_name(f);  // two rows of four or of two chunks
   }
 }
 
@@ -349,11 +350,11 @@ TEST_P(CudaGemv, MatchesCpuTwinForEveryVariant) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, CudaGemv,
-                         ::testing::Values(GemvFormat::f16, GemvFormat::bf16, GemvFormat::int8_wo,
-                                           GemvFormat::int8_llm, GemvFormat::nf4,
-                                           GemvFormat::nf4_dq),
+                         ::testing::Values(quant::Format::fp16, quant::Format::bf16,
+                                           quant::Format::int8_wo, quant::Format::int8_llm,
+                                           quant::Format::nf4, quant::Format::nf4_dq),
                          [](const auto& p) {
-                           std::string n = gemv_format_name(p.param);
+                           std::string n(quant::format_name(p.param));
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
@@ -361,8 +362,8 @@ INSTANTIATE_TEST_SUITE_P(Formats, CudaGemv,
 // The autotuner's candidates (no GPU needed): distinct names, only variants the kernels have, and
 // the old unpipelined loop always among them so the tuner can keep it.
 TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
-  for (GemvFormat f :
-       {GemvFormat::f16, GemvFormat::int8_wo, GemvFormat::int8_llm, GemvFormat::nf4}) {
+  for (quant::Format f :
+       {quant::Format::fp16, quant::Format::int8_wo, quant::Format::int8_llm, quant::Format::nf4}) {
     for (bool swiglu : {false, true}) {
       GemvArgs a;
       a.format = f;
@@ -372,7 +373,7 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
       int unpipelined = 0, pipelined = 0, short_steps = 0, deep_steps = 0;
       for (const GemvConfig& c : cands) {
         const std::string what =
-            std::string(gemv_format_name(f)) + (swiglu ? " swiglu " : " ") + gemv_config_name(c);
+            std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") + gemv_config_name(c);
         EXPECT_TRUE(names.insert(gemv_config_name(c)).second) << "twice: " << what;
         EXPECT_TRUE(c.rows_per_warp == 1 || c.rows_per_warp == 2 || c.rows_per_warp == 4) << what;
         if (swiglu) {
@@ -382,7 +383,7 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
           ++unpipelined;
         } else {
           ++pipelined;
-          EXPECT_NE(f, GemvFormat::int8_llm) << what;  // its own kernel has no pipeline
+          EXPECT_NE(f, quant::Format::int8_llm) << what;  // its own kernel has no pipeline
           EXPECT_TRUE(c.persistent) << what;
         }
         if (c.pipeline == GemvPipeline::registers) {
@@ -391,29 +392,29 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
         EXPECT_TRUE(c.unroll == 4 || c.unroll == 2 || c.unroll == 8 || c.unroll == 16) << what;
         if (c.unroll >= 8) {
           ++deep_steps;
-          EXPECT_TRUE(f == GemvFormat::f16 || f == GemvFormat::int8_wo) << what;
+          EXPECT_TRUE(f == quant::Format::fp16 || f == quant::Format::int8_wo) << what;
           EXPECT_EQ(c.pipeline, GemvPipeline::none) << what;
           EXPECT_TRUE(c.rows_per_warp == 1 || (c.unroll == 8 && c.rows_per_warp == 2)) << what;
         }
         if (c.unroll == 2) {
           ++short_steps;
-          EXPECT_TRUE(f == GemvFormat::int8_wo || f == GemvFormat::nf4) << what;
+          EXPECT_TRUE(f == quant::Format::int8_wo || f == quant::Format::nf4) << what;
           EXPECT_NE(c.rows_per_warp, 4) << what;
         }
       }
       // Two-chunk steps: each pipeline with 1 and 2 rows (2 only with swiglu).
-      const bool short_format = f == GemvFormat::int8_wo || f == GemvFormat::nf4;
-      EXPECT_EQ(short_steps, short_format ? (swiglu ? 3 : 6) : 0) << gemv_format_name(f);
+      const bool short_format = f == quant::Format::int8_wo || f == quant::Format::nf4;
+      EXPECT_EQ(short_steps, short_format ? (swiglu ? 3 : 6) : 0) << quant::format_name(f);
       const int short_unpipelined = short_format ? (swiglu ? 1 : 2) : 0;
       // Deep steps: 8 chunks with 1 and 2 rows (2 only with swiglu), 16 with 1 row, resident or
       // not (none with swiglu).
-      const bool deep_format = f == GemvFormat::f16 || f == GemvFormat::int8_wo;
-      EXPECT_EQ(deep_steps, deep_format ? (swiglu ? 1 : 4) : 0) << gemv_format_name(f);
+      const bool deep_format = f == quant::Format::fp16 || f == quant::Format::int8_wo;
+      EXPECT_EQ(deep_steps, deep_format ? (swiglu ? 1 : 4) : 0) << quant::format_name(f);
       EXPECT_EQ(unpipelined, (swiglu ? 4 : 6) + short_unpipelined + deep_steps)
-          << gemv_format_name(f);
-      EXPECT_EQ(pipelined, (f == GemvFormat::int8_llm ? 0 : (swiglu ? 2 : 4)) +
+          << quant::format_name(f);
+      EXPECT_EQ(pipelined, (f == quant::Format::int8_llm ? 0 : (swiglu ? 2 : 4)) +
                                (short_steps - short_unpipelined))
-          << gemv_format_name(f);
+          << quant::format_name(f);
     }
   }
   GemvConfig c{1, false, true};
@@ -434,8 +435,8 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
 // arguments' width; their shared memory is the format's plus the rings and barriers.
 TEST(CudaGemvCandidates, BulkCopyVariantsOnlyWhereTheyRunAndFit) {
   const GemvDevice h200{true, 227 * 1024}, no_bulk{false, 227 * 1024}, small{true, 112 * 1024};
-  for (GemvFormat f : {GemvFormat::f16, GemvFormat::bf16, GemvFormat::int8_wo, GemvFormat::int8_llm,
-                       GemvFormat::nf4, GemvFormat::nf4_dq}) {
+  for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
+                          quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     for (bool swiglu : {false, true}) {
       GemvArgs a;
       a.format = f;
@@ -448,8 +449,9 @@ TEST(CudaGemvCandidates, BulkCopyVariantsOnlyWhereTheyRunAndFit) {
         }
         return out;
       };
-      const std::string what = std::string(gemv_format_name(f)) + (swiglu ? " swiglu" : "");
-      const bool has = f == GemvFormat::f16 || f == GemvFormat::bf16 || f == GemvFormat::int8_wo;
+      const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu" : "");
+      const bool has =
+          f == quant::Format::fp16 || f == quant::Format::bf16 || f == quant::Format::int8_wo;
       const auto offered = bulk(h200, 3584);
       EXPECT_EQ(offered.size(), has ? (swiglu ? 2u : 3u) : 0u) << what;
       for (const GemvConfig& c : offered) {
@@ -457,7 +459,7 @@ TEST(CudaGemvCandidates, BulkCopyVariantsOnlyWhereTheyRunAndFit) {
         EXPECT_TRUE(c.persistent) << name;
         EXPECT_TRUE(c.rows_per_warp == 1 || c.rows_per_warp == 2) << name;
         // 8 warps × 4 stages × (rows × unroll × 512 bytes + an 8-byte barrier), after the x.
-        const size_t x = f == GemvFormat::int8_wo ? 3584 * 2 : 3584 * 4;
+        const size_t x = f == quant::Format::int8_wo ? 3584 * 2 : 3584 * 4;
         EXPECT_EQ(gemv_variant_shared_bytes(f, 3584, c),
                   x + 8 * 4 * (size_t(c.rows_per_warp) * c.unroll * 512 + 8))
             << name;
@@ -468,10 +470,10 @@ TEST(CudaGemvCandidates, BulkCopyVariantsOnlyWhereTheyRunAndFit) {
       // fp16 x (37 KB) leaves room for the 64 KB rings (a row of four chunks a step, or two rows
       // of two), not for the 128 KB one.
       for (const GemvConfig& c : bulk(small, 18944)) {
-        EXPECT_EQ(f, GemvFormat::int8_wo) << what << " " << gemv_config_name(c);
+        EXPECT_EQ(f, quant::Format::int8_wo) << what << " " << gemv_config_name(c);
         EXPECT_LE(gemv_variant_shared_bytes(f, 18944, c), small.shared_limit) << what;
       }
-      EXPECT_EQ(bulk(small, 18944).size(), f == GemvFormat::int8_wo ? (swiglu ? 1u : 2u) : 0u)
+      EXPECT_EQ(bulk(small, 18944).size(), f == quant::Format::int8_wo ? (swiglu ? 1u : 2u) : 0u)
           << what;
     }
   }
@@ -482,14 +484,14 @@ TEST(CudaGemvCandidates, BulkCopyVariantsOnlyWhereTheyRunAndFit) {
 TEST(CudaGemvChecks, WidthLimitIsTheLargestThatFitsAndNamesTheTensor) {
   const size_t h200 = 227 * 1024, a100 = 163 * 1024, ada = 99 * 1024;  // opt-in bytes per block
   // f16 stages x in FP32 and has no tables: 4 bytes a feature (docs/limits.md).
-  EXPECT_EQ(gemv_max_features(GemvFormat::f16, h200), 58112);
-  EXPECT_EQ(gemv_max_features(GemvFormat::f16, a100), 41728);
-  EXPECT_EQ(gemv_max_features(GemvFormat::f16, ada), 25344);
-  EXPECT_EQ(gemv_shared_bytes(GemvFormat::f16, 58112), h200);
-  for (GemvFormat f : {GemvFormat::f16, GemvFormat::bf16, GemvFormat::int8_wo, GemvFormat::int8_llm,
-                       GemvFormat::nf4, GemvFormat::nf4_dq}) {
+  EXPECT_EQ(gemv_max_features(quant::Format::fp16, h200), 58112);
+  EXPECT_EQ(gemv_max_features(quant::Format::fp16, a100), 41728);
+  EXPECT_EQ(gemv_max_features(quant::Format::fp16, ada), 25344);
+  EXPECT_EQ(gemv_shared_bytes(quant::Format::fp16, 58112), h200);
+  for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
+                          quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     for (size_t limit : {h200, a100, ada}) {
-      const std::string what = std::string(gemv_format_name(f)) + " " + std::to_string(limit);
+      const std::string what = std::string(quant::format_name(f)) + " " + std::to_string(limit);
       const int widest = gemv_max_features(f, limit);
       EXPECT_GE(widest, 18944) << what;  // qwen2-7b's down_proj fits everywhere
       EXPECT_LE(gemv_shared_bytes(f, widest), limit) << what;
@@ -506,7 +508,7 @@ TEST(CudaGemvChecks, WidthLimitIsTheLargestThatFitsAndNamesTheTensor) {
       }
     }
   }
-  EXPECT_EQ(gemv_max_features(GemvFormat::nf4, 1024), 0);  // not even its table fits
+  EXPECT_EQ(gemv_max_features(quant::Format::nf4, 1024), 0);  // not even its table fits
 }
 
 TEST(CudaGemvChecks, RejectsMisalignedWidths) {
@@ -514,7 +516,7 @@ TEST(CudaGemvChecks, RejectsMisalignedWidths) {
   DeviceBuffer<float> x(100), y(10);
   DeviceBuffer<uint8_t> w(1000);
   GemvArgs a;
-  a.format = GemvFormat::nf4;
+  a.format = quant::Format::nf4;
   a.seg[0].w = w.get();
   a.seg[0].rows = 10;
   a.cols = 48;  // not a multiple of 32
@@ -530,7 +532,7 @@ TEST(CudaGemvChecks, RejectsNf4SegmentsPastThirtyTwoBitChunks) {
   EC_REQUIRE_CUDA();
   DeviceBuffer<float> x(64), y(64), scales(64), map(256);
   DeviceBuffer<uint8_t> w(64), codes(64);
-  for (GemvFormat format : {GemvFormat::nf4, GemvFormat::nf4_dq}) {
+  for (quant::Format format : {quant::Format::nf4, quant::Format::nf4_dq}) {
     GemvArgs a;
     a.format = format;
     a.cols = 1 << 14;  // 512 chunks a row
@@ -570,14 +572,14 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
     c.unroll = unroll;
     return c;
   };
-  a.format = GemvFormat::nf4;  // no deep steps: its dot is issue-bound
+  a.format = quant::Format::nf4;  // no deep steps: its dot is issue-bound
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::none, 8), nullptr), Error);
-  a.format = GemvFormat::f16;  // no short steps
+  a.format = quant::Format::fp16;  // no short steps
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::none, 2), nullptr), Error);
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::l2_prefetch, 8), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::none, 16), nullptr), Error);
   EXPECT_THROW(gemv(a, config(4, GemvPipeline::none, 8), nullptr), Error);
-  a.format = GemvFormat::int8_wo;
+  a.format = quant::Format::int8_wo;
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::registers, 16), nullptr), Error);
   a.swiglu = true;
   a.n_seg = 2;

@@ -19,8 +19,8 @@ bool same(const GemvConfig& a, const GemvConfig& b) {
 
 TEST(PinnedVariants, EveryCandidateNameParsesBackToItsConfig) {
   int checked = 0;
-  for (GemvFormat f : {GemvFormat::f16, GemvFormat::bf16, GemvFormat::int8_wo, GemvFormat::int8_llm,
-                       GemvFormat::nf4, GemvFormat::nf4_dq}) {
+  for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
+                          quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     for (bool swiglu : {false, true}) {
       GemvArgs a;
       a.format = f;

@@ -44,7 +44,7 @@ TEST(CudaQuantize, Int8RowwiseMatchesHostBitForBit) {
   s.scales = scales.get();
   s.rows = static_cast<int>(rows);
   DeviceBuffer<uint16_t> out(static_cast<size_t>(rows * cols));
-  dequantize_to_f16(GemvFormat::int8_wo, s, cols, out.get(), nullptr);
+  dequantize_to_f16(quant::Format::int8_wo, s, cols, out.get(), nullptr);
   test::sync();
   const auto back = quant::dequantize_int8_rowwise(host);
   EXPECT_EQ(out.download(), test::to_f16_bits(back));
@@ -69,7 +69,7 @@ TEST(CudaQuantize, Nf4MatchesHostBitForBit) {
     s.scales = absmax.get();
     s.rows = static_cast<int>(rows);
     DeviceBuffer<uint16_t> out(static_cast<size_t>(rows * cols));
-    dequantize_to_f16(GemvFormat::nf4, s, cols, out.get(), nullptr);
+    dequantize_to_f16(quant::Format::nf4, s, cols, out.get(), nullptr);
     test::sync();
     EXPECT_EQ(out.download(), test::to_f16_bits(quant::dequantize_nf4(host))) << "cols " << cols;
   }
@@ -93,7 +93,7 @@ TEST(CudaQuantize, Nf4DqDequantizesAsHost) {
   s.absmax_map = d_map.get();
   s.rows = static_cast<int>(rows);
   DeviceBuffer<uint16_t> out(static_cast<size_t>(rows * cols));
-  dequantize_to_f16(GemvFormat::nf4_dq, s, cols, out.get(), nullptr);
+  dequantize_to_f16(quant::Format::nf4_dq, s, cols, out.get(), nullptr);
   test::sync();
   EXPECT_EQ(out.download(), test::to_f16_bits(quant::dequantize_nf4_dq(host)));
 }

@@ -161,6 +161,35 @@ TEST(EnergyJson, KernelVariantChoiceIsOptionalAndNamed) {
   EXPECT_THAT(joined_lines(bad.failures), HasSubstr("bad.json: /engine/kernel_variant_choice"));
 }
 
+// The tuning table a CUDA engine read: name and sha256 round-trip; absent when none was read (CPU
+// reports, older reports), and a malformed one is refused naming the field.
+TEST(EnergyJson, TuningTableRoundTripsAndIsOptional) {
+  RunRecord r = test::measured_record();
+  r.run.engine.kernel_variant_choice = "table";
+  r.run.engine.tuning_table = "shipped:nvidia-h200-cc9.0.json";
+  r.run.engine.tuning_table_sha256 = std::string(64, 'a');
+  nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["engine"]["tuning_table"]["name"], "shipped:nvidia-h200-cc9.0.json");
+  EXPECT_FALSE(j["baseline"]["engine"].contains("tuning_table"));
+  EXPECT_TRUE(validate_report(j, "new.json").ok())
+      << joined_lines(validate_report(j, "new.json").failures);
+  const RunRecord back = run_record_from_json(j);
+  EXPECT_EQ(back.run.engine.tuning_table, "shipped:nvidia-h200-cc9.0.json");
+  EXPECT_EQ(back.run.engine.tuning_table_sha256, std::string(64, 'a'));
+  EXPECT_EQ(back.run.engine.kernel_variant_choice, "table");
+  EXPECT_EQ(back.baseline->engine.tuning_table, "");
+  for (const char* choice : {"table+heuristic", "heuristic", "pinned", "untuned"}) {
+    j["engine"]["kernel_variant_choice"] = choice;
+    EXPECT_TRUE(validate_report(j, "new.json").ok()) << choice;
+  }
+  j["engine"]["tuning_table"]["sha256"] = "not-a-hash";
+  const auto bad = validate_report(j, "bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(joined_lines(bad.failures), HasSubstr("bad.json: /engine/tuning_table/sha256"));
+  j["engine"]["tuning_table"].erase("sha256");
+  EXPECT_THROW(run_record_from_json(j), Error);
+}
+
 TEST(EnergyJson, BasisNamesRoundTrip) {
   for (Basis b : {Basis::measured, Basis::interpolated, Basis::extrapolated, Basis::unavailable}) {
     EXPECT_EQ(parse_basis(basis_name(b)), b);

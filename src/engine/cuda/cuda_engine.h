@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "engine/engine.h"
 
@@ -12,5 +13,10 @@ namespace ec::engine::cuda {
 // Throws ec::Error when no CUDA device is usable or the model does not fit the kernels' limits.
 std::unique_ptr<Engine> make_cuda_engine(std::shared_ptr<const model::ModelWeights> weights,
                                          const EngineOptions& options);
+
+// engine::tune_decode_kernels for the CUDA backend.
+std::vector<TuningEntry> tune_cuda_engine(std::shared_ptr<const model::ModelWeights> weights,
+                                          const EngineOptions& options,
+                                          const TuneSettings& settings, TuningTable& table_gpu);
 
 }  // namespace ec::engine::cuda

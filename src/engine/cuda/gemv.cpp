@@ -21,23 +21,23 @@ namespace {
 
 // Columns one 16-byte load covers (f16/bf16 8, int8 16, nf4 32): cols must be a multiple, which
 // also keeps every row 16-byte aligned. int8-llm lists outlier columns 32 at a time.
-int vector_width(GemvFormat f) {
+int vector_width(quant::Format f) {
   switch (f) {
-    case GemvFormat::f16:
-    case GemvFormat::bf16:
+    case quant::Format::fp16:
+    case quant::Format::bf16:
       return 8;
-    case GemvFormat::int8_wo:
+    case quant::Format::int8_wo:
       return 16;
-    case GemvFormat::int8_llm:
-    case GemvFormat::nf4:
-    case GemvFormat::nf4_dq:
+    case quant::Format::int8_llm:
+    case quant::Format::nf4:
+    case quant::Format::nf4_dq:
       return 32;
   }
   return 32;
 }
 
 void check_args(const GemvArgs& a) {
-  const char* name = gemv_format_name(a.format);
+  const std::string_view name = quant::format_name(a.format);
   EC_CHECK(a.n_seg >= 1 && a.n_seg <= kGemvMaxSegments, "gemv {}: {} segments (1 to {})", name,
            a.n_seg, kGemvMaxSegments);
   EC_CHECK(
@@ -45,7 +45,7 @@ void check_args(const GemvArgs& a) {
       "gemv {}: {} input features is not a positive multiple of {} (the kernel's vector width)",
       name, a.cols, vector_width(a.format));
   EC_CHECK(a.x != nullptr && a.y != nullptr, "gemv {}: x and y must be device pointers", name);
-  EC_CHECK(a.format != GemvFormat::int8_llm || a.cols <= quant::kLlmInt8MaxFeatures,
+  EC_CHECK(a.format != quant::Format::int8_llm || a.cols <= quant::kLlmInt8MaxFeatures,
            "gemv int8-llm: {} input features; the int32 sum of int8 products holds at most {}",
            a.cols, quant::kLlmInt8MaxFeatures);
   EC_CHECK(!a.swiglu || (a.n_seg == 2 && a.seg[0].rows == a.seg[1].rows),
@@ -57,12 +57,12 @@ void check_args(const GemvArgs& a) {
              i);
     EC_CHECK(reinterpret_cast<uintptr_t>(s.w) % 16 == 0,
              "gemv {}: segment {} weights are not 16-byte aligned", name, i);
-    const bool scaled = a.format != GemvFormat::f16 && a.format != GemvFormat::bf16;
+    const bool scaled = a.format != quant::Format::fp16 && a.format != quant::Format::bf16;
     EC_CHECK(!scaled || s.scales != nullptr, "gemv {}: segment {} has no scales", name, i);
     EC_CHECK(
-        a.format != GemvFormat::nf4_dq || (s.absmax_codes != nullptr && s.absmax_map != nullptr),
+        a.format != quant::Format::nf4_dq || (s.absmax_codes != nullptr && s.absmax_map != nullptr),
         "gemv nf4-dq: segment {} lacks absmax codes or the dynamic map", i);
-    const bool nf4 = a.format == GemvFormat::nf4 || a.format == GemvFormat::nf4_dq;
+    const bool nf4 = a.format == quant::Format::nf4 || a.format == quant::Format::nf4_dq;
     const auto chunks_per_row = static_cast<uint64_t>(a.cols / vector_width(a.format));
     EC_CHECK(!nf4 || static_cast<uint64_t>(s.rows) * chunks_per_row <=
                          uint64_t{std::numeric_limits<uint32_t>::max()} + 1,
@@ -73,24 +73,6 @@ void check_args(const GemvArgs& a) {
 }
 
 }  // namespace
-
-const char* gemv_format_name(GemvFormat format) {
-  switch (format) {
-    case GemvFormat::f16:
-      return "f16";
-    case GemvFormat::bf16:
-      return "bf16";
-    case GemvFormat::int8_wo:
-      return "int8-wo";
-    case GemvFormat::int8_llm:
-      return "int8-llm";
-    case GemvFormat::nf4:
-      return "nf4";
-    case GemvFormat::nf4_dq:
-      return "nf4-dq";
-  }
-  return "?";
-}
 
 std::string gemv_config_name(const GemvConfig& config) {
   std::string name(1, 'r');
@@ -174,7 +156,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // row group; one or two rows per warp (four double-buffered would spill). On the H200 no other
   // pipelined variant won end to end, and each candidate costs
   // the autotuner two timings of whole decode steps at load.
-  if (args.format != GemvFormat::int8_llm) {  // int8-llm has its own kernel
+  if (args.format != quant::Format::int8_llm) {  // int8-llm has its own kernel
     for (GemvPipeline pipeline : {GemvPipeline::l2_prefetch, GemvPipeline::registers}) {
       for (int r : {1, 2}) {
         if (args.swiglu && r == 1) continue;
@@ -186,8 +168,8 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   }
   // Two-chunk steps for the formats whose dot costs more instructions than their load: half the
   // registers of a step, so more warps fit; one or two rows, every pipeline.
-  if (args.format == GemvFormat::int8_wo || args.format == GemvFormat::nf4 ||
-      args.format == GemvFormat::nf4_dq) {
+  if (args.format == quant::Format::int8_wo || args.format == quant::Format::nf4 ||
+      args.format == quant::Format::nf4_dq) {
     for (GemvPipeline pipeline :
          {GemvPipeline::none, GemvPipeline::l2_prefetch, GemvPipeline::registers}) {
       for (int r : {1, 2}) {
@@ -204,8 +186,9 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // the 7B shapes is slower than the register kernels, but in the decode chain FP16 gains:
   // qwen2.5-3b +8.0 % with o and down on them, qwen2-7b +1.25 % with o, down and the lm_head;
   // int8-wo loses 6 % at 3B, and the tuner leaves it.
-  if (device.bulk_copy && (args.format == GemvFormat::f16 || args.format == GemvFormat::bf16 ||
-                           args.format == GemvFormat::int8_wo)) {
+  if (device.bulk_copy &&
+      (args.format == quant::Format::fp16 || args.format == quant::Format::bf16 ||
+       args.format == quant::Format::int8_wo)) {
     for (auto [r, unroll] : {std::pair{1, 4}, std::pair{2, 4}, std::pair{2, 2}}) {
       if (args.swiglu && r == 1) continue;
       GemvConfig c{r, true};
@@ -219,8 +202,8 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // Deep steps for the 8- and 16-bit formats: 8 or 16 chunks of a row in flight per lane at once
   // (at 3,584 columns, 16 are a lane's whole share of an f16 row). Alone, no GEMV of the 7B shapes
   // got faster; in the decode chain the tuner picks them for down_proj at 0.5B-1.5B, +3 to +6 %.
-  if (args.format == GemvFormat::f16 || args.format == GemvFormat::bf16 ||
-      args.format == GemvFormat::int8_wo) {
+  if (args.format == quant::Format::fp16 || args.format == quant::Format::bf16 ||
+      args.format == quant::Format::int8_wo) {
     for (int r : {1, 2}) {
       if (args.swiglu && r == 1) continue;
       GemvConfig c{r, true};
@@ -245,23 +228,23 @@ int gemv_outputs(const GemvArgs& a) {
   return total;
 }
 
-size_t gemv_shared_bytes(GemvFormat format, int cols) {
+size_t gemv_shared_bytes(quant::Format format, int cols) {
   switch (format) {
-    case GemvFormat::f16:
-    case GemvFormat::bf16:
+    case quant::Format::fp16:
+    case quant::Format::bf16:
       return gemv_half_shared_bytes(format, cols);
-    case GemvFormat::int8_wo:
+    case quant::Format::int8_wo:
       return gemv_int8_wo_shared_bytes(cols);
-    case GemvFormat::int8_llm:
+    case quant::Format::int8_llm:
       return gemv_int8_llm_shared_bytes(cols);
-    case GemvFormat::nf4:
-    case GemvFormat::nf4_dq:
+    case quant::Format::nf4:
+    case quant::Format::nf4_dq:
       return gemv_nf4_shared_bytes(format, cols);
   }
   fail("gemv: unknown format {}", static_cast<int>(format));
 }
 
-size_t gemv_variant_shared_bytes(GemvFormat format, int cols, const GemvConfig& config) {
+size_t gemv_variant_shared_bytes(quant::Format format, int cols, const GemvConfig& config) {
   const size_t base = gemv_shared_bytes(format, cols);
   if (config.pipeline != GemvPipeline::bulk) return base;
   // gemv_bulk_kernel.cuh: after the tables and staged x (128-byte aligned), each warp's ring of
@@ -271,7 +254,7 @@ size_t gemv_variant_shared_bytes(GemvFormat format, int cols, const GemvConfig& 
   return (base + 127) / 128 * 128 + size_t{kGemvBlockWarps} * kGemvBulkStages * (stage + 8);
 }
 
-int gemv_max_features(GemvFormat format, size_t limit) {
+int gemv_max_features(quant::Format format, size_t limit) {
   // Shared memory grows with cols, so bisect over multiples of the vector width: lo fits, hi
   // does not (2^24 features is far past any GPU's shared memory).
   const int width = vector_width(format);
@@ -284,26 +267,26 @@ int gemv_max_features(GemvFormat format, size_t limit) {
   return lo * width;
 }
 
-void check_gemv_fits(GemvFormat format, int cols, size_t limit, const std::string& tensor) {
+void check_gemv_fits(quant::Format format, int cols, size_t limit, const std::string& tensor) {
   const size_t need = gemv_shared_bytes(format, cols);
   EC_CHECK(need <= limit,
            "tensor {}: {} input features need {} bytes of shared memory per block in the {} "
            "decode GEMV, and this GPU allows {}; at most {} features fit (docs/limits.md)",
-           tensor, cols, need, gemv_format_name(format), limit, gemv_max_features(format, limit));
+           tensor, cols, need, quant::format_name(format), limit, gemv_max_features(format, limit));
 }
 
 void gemv(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream) {
   check_args(args);
   switch (args.format) {
-    case GemvFormat::f16:
-    case GemvFormat::bf16:
+    case quant::Format::fp16:
+    case quant::Format::bf16:
       return launch_gemv_half(args, config, stream);
-    case GemvFormat::int8_wo:
+    case quant::Format::int8_wo:
       return launch_gemv_int8_wo(args, config, stream);
-    case GemvFormat::int8_llm:
+    case quant::Format::int8_llm:
       return launch_gemv_int8_llm(args, config, 1, stream);
-    case GemvFormat::nf4:
-    case GemvFormat::nf4_dq:
+    case quant::Format::nf4:
+    case quant::Format::nf4_dq:
       return launch_gemv_nf4(args, config, stream);
   }
   fail("gemv: unknown format {}", static_cast<int>(args.format));

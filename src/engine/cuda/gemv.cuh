@@ -11,11 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "quant/format.h"
+
 namespace ec::engine::cuda {
-
-enum class GemvFormat : int { f16, bf16, int8_wo, int8_llm, nf4, nf4_dq };
-
-const char* gemv_format_name(GemvFormat format);  // "f16", "bf16", "int8-wo", ...
 
 // One weight matrix [rows, cols] in a quant:: layout, as device pointers.
 struct GemvSegment {
@@ -31,7 +29,7 @@ struct GemvSegment {
 inline constexpr int kGemvMaxSegments = 3;
 
 struct GemvArgs {
-  GemvFormat format = GemvFormat::f16;
+  quant::Format format = quant::Format::fp16;
   // Rows of the segments are concatenated (q|k|v). With swiglu, seg[0] is the gate and seg[1] the
   // up projection (same rows) and y[j] = silu(gate_j) · up_j.
   GemvSegment seg[kGemvMaxSegments];
@@ -102,17 +100,17 @@ int gemv_outputs(const GemvArgs& args);
 
 // Shared memory one block of the format's decode GEMV needs for `cols` input features: its
 // tables and the staged x, which grows with cols.
-size_t gemv_shared_bytes(GemvFormat format, int cols);
+size_t gemv_shared_bytes(quant::Format format, int cols);
 
 // The same for one variant: the bulk-copy variants add their rings and barriers.
-size_t gemv_variant_shared_bytes(GemvFormat format, int cols, const GemvConfig& config);
+size_t gemv_variant_shared_bytes(quant::Format format, int cols, const GemvConfig& config);
 
 // The most input features the format's decode GEMV stages within `limit` bytes of shared memory
 // per block (0 if none).
-int gemv_max_features(GemvFormat format, size_t limit);
+int gemv_max_features(quant::Format format, size_t limit);
 
 // Throws ec::Error, naming `tensor`, its width and the widest the format allows, when its decode
 // GEMV would need more than `limit` bytes of shared memory per block (the GPU's opt-in maximum).
-void check_gemv_fits(GemvFormat format, int cols, size_t limit, const std::string& tensor);
+void check_gemv_fits(quant::Format format, int cols, size_t limit, const std::string& tensor);
 
 }  // namespace ec::engine::cuda

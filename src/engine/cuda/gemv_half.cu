@@ -62,13 +62,13 @@ struct Bf16Policy : HalfCommon {
 
 }  // namespace
 
-size_t gemv_half_shared_bytes(GemvFormat format, int cols) {
-  return format == GemvFormat::bf16 ? detail::gemv_shared_bytes<Bf16Policy>(cols)
-                                    : detail::gemv_shared_bytes<F16Policy>(cols);
+size_t gemv_half_shared_bytes(quant::Format format, int cols) {
+  return format == quant::Format::bf16 ? detail::gemv_shared_bytes<Bf16Policy>(cols)
+                                       : detail::gemv_shared_bytes<F16Policy>(cols);
 }
 
 void launch_gemv_half(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream) {
-  if (args.format == GemvFormat::bf16) {
+  if (args.format == quant::Format::bf16) {
     detail::dispatch_rows<Bf16Policy>(args, config, stream);
   } else {
     detail::dispatch_rows<F16Policy>(args, config, stream);

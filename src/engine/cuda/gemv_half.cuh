@@ -1,4 +1,4 @@
-// FP16/BF16 decode GEMV launcher (gemv() dispatches here for GemvFormat::f16 and ::bf16).
+// FP16/BF16 decode GEMV launcher (gemv() dispatches here for the fp16 and bf16 formats).
 #pragma once
 
 #include "engine/cuda/gemv.cuh"
@@ -8,6 +8,6 @@ namespace ec::engine::cuda {
 void launch_gemv_half(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
 
 // Shared memory per block of that kernel for `cols` input features (f16 or bf16).
-size_t gemv_half_shared_bytes(GemvFormat format, int cols);
+size_t gemv_half_shared_bytes(quant::Format format, int cols);
 
 }  // namespace ec::engine::cuda

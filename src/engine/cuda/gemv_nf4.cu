@@ -6,13 +6,13 @@
 
 namespace ec::engine::cuda {
 
-size_t gemv_nf4_shared_bytes(GemvFormat format, int cols) {
-  return format == GemvFormat::nf4_dq ? detail::gemv_shared_bytes<nf4::Nf4DqPolicy>(cols)
-                                      : detail::gemv_shared_bytes<nf4::Nf4Policy>(cols);
+size_t gemv_nf4_shared_bytes(quant::Format format, int cols) {
+  return format == quant::Format::nf4_dq ? detail::gemv_shared_bytes<nf4::Nf4DqPolicy>(cols)
+                                         : detail::gemv_shared_bytes<nf4::Nf4Policy>(cols);
 }
 
 void launch_gemv_nf4(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream) {
-  if (args.format == GemvFormat::nf4_dq) {
+  if (args.format == quant::Format::nf4_dq) {
     detail::dispatch_rows<nf4::Nf4DqPolicy>(args, config, stream);
   } else {
     detail::dispatch_rows<nf4::Nf4Policy>(args, config, stream);

@@ -8,6 +8,6 @@ namespace ec::engine::cuda {
 void launch_gemv_nf4(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
 
 // Shared memory per block of that kernel for `cols` input features (nf4 or nf4-dq).
-size_t gemv_nf4_shared_bytes(GemvFormat format, int cols);
+size_t gemv_nf4_shared_bytes(quant::Format format, int cols);
 
 }  // namespace ec::engine::cuda

@@ -16,16 +16,16 @@
 namespace ec::engine::cuda {
 namespace {
 
-bool dense(GemvFormat f) {
-  return f == GemvFormat::f16 || f == GemvFormat::bf16;
+bool dense(quant::Format f) {
+  return f == quant::Format::fp16 || f == quant::Format::bf16;
 }
 
-std::vector<float> bias_values(const model::Tensor& t, int64_t rows, GemvFormat format) {
+std::vector<float> bias_values(const model::Tensor& t, int64_t rows, quant::Format format) {
   EC_CHECK(t.numel() == rows, "tensor {}: bias has {} values, expected {}", t.name, t.numel(),
            rows);
   std::vector<float> b(static_cast<size_t>(rows));
   for (int64_t i = 0; i < rows; ++i) b[static_cast<size_t>(i)] = t.at(i);
-  if (format == GemvFormat::int8_llm) {
+  if (format == quant::Format::int8_llm) {
     // bnb's fused dequant adds the model's fp16 bias (cpu::make_gemv_int8_llm does the same).
     for (float& v : b) v = half_to_float(float_to_half(v));
   }
@@ -36,7 +36,7 @@ std::vector<float> bias_values(const model::Tensor& t, int64_t rows, GemvFormat 
 
 CudaLinear::CudaLinear(const std::vector<const model::Tensor*>& weights,
                        const std::vector<const std::optional<model::Tensor>*>& biases,
-                       GemvFormat format, bool swiglu, const float* dynamic_map,
+                       quant::Format format, bool swiglu, const float* dynamic_map,
                        DeviceBuffer<uint8_t>& staging, cudaStream_t stream)
     : format_(format), swiglu_(swiglu), dynamic_map_(dynamic_map) {
   EC_CHECK(!weights.empty() && weights.size() <= kGemvMaxSegments,
@@ -79,11 +79,11 @@ CudaLinear::CudaLinear(const std::vector<const model::Tensor*>& weights,
     if (dense(format)) {
       s.w.resize(static_cast<size_t>(n) * 2);
       convert_to_16bit(raw, t.dtype, n, reinterpret_cast<uint16_t*>(s.w.get()),
-                       format == GemvFormat::bf16, stream);
+                       format == quant::Format::bf16, stream);
       weight_bytes_ += n * 2;
     } else {
       convert_to_16bit(raw, t.dtype, n, w16, false, stream);
-      if (format == GemvFormat::int8_wo || format == GemvFormat::int8_llm) {
+      if (format == quant::Format::int8_wo || format == quant::Format::int8_llm) {
         s.w.resize(static_cast<size_t>(n));
         s.scales.resize(static_cast<size_t>(rows));
         quantize_int8_rowwise(w16, rows, cols, reinterpret_cast<int8_t*>(s.w.get()), s.scales.get(),
@@ -95,7 +95,7 @@ CudaLinear::CudaLinear(const std::vector<const model::Tensor*>& weights,
         s.scales.resize(static_cast<size_t>(blocks));
         quantize_nf4(w16, n, s.w.get(), s.scales.get(), stream);
         weight_bytes_ += (n + 1) / 2;
-        if (format == GemvFormat::nf4) {
+        if (format == quant::Format::nf4) {
           weight_bytes_ += 4 * blocks;
         } else {
           // Double quantization of the block absmax on the host, as quant::quantize_nf4_dq does.
@@ -122,7 +122,7 @@ CudaLinear::CudaLinear(const std::vector<const model::Tensor*>& weights,
            "CudaLinear: swiglu needs gate and up matrices of equal rows");
 }
 
-CudaLinear CudaLinear::borrow(const uint16_t* w, int rows, int cols, GemvFormat format) {
+CudaLinear CudaLinear::borrow(const uint16_t* w, int rows, int cols, quant::Format format) {
   EC_CHECK(dense(format), "CudaLinear::borrow: only f16/bf16 weights can be shared");
   CudaLinear l;
   l.format_ = format;
@@ -175,7 +175,7 @@ void CudaLinear::gemm(const Segment& s, const uint16_t* x16, int n, float* y, in
                       cudaStream_t stream) const {
   const GemvSegment v = s.view(dynamic_map_);
   const void* w = v.w;
-  cudaDataType_t type = format_ == GemvFormat::bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  cudaDataType_t type = format_ == quant::Format::bf16 ? CUDA_R_16BF : CUDA_R_16F;
   if (!dense(format_)) {
     EC_CHECK(scratch.w16.size() >= static_cast<size_t>(s.rows) * static_cast<size_t>(cols_),
              "prefill: dequantization scratch too small");
@@ -196,7 +196,7 @@ void CudaLinear::prefill(const float* x, int n, float* y, bool accumulate, Prefi
                          cublasHandle_t cublas, const GemvConfig& config,
                          cudaStream_t stream) const {
   if (n <= 0) return;
-  if (format_ == GemvFormat::int8_llm) {
+  if (format_ == quant::Format::int8_llm) {
     // bnb's batch semantics: outlier columns over every token of the call.
     EC_CHECK(scratch.mask.size() >= static_cast<size_t>(cols_ / 32), "prefill: mask too small");
     CUDA_CHECK(cudaMemsetAsync(scratch.mask.get(), 0, static_cast<size_t>(cols_ / 32) * 4, stream));
@@ -212,7 +212,7 @@ void CudaLinear::prefill(const float* x, int n, float* y, bool accumulate, Prefi
   EC_CHECK(scratch.x16.size() >= static_cast<size_t>(n) * static_cast<size_t>(cols_),
            "prefill: activation scratch too small");
   convert_to_16bit(x, DType::f32, int64_t{n} * cols_, scratch.x16.get(),
-                   format_ == GemvFormat::bf16, stream);
+                   format_ == quant::Format::bf16, stream);
   if (swiglu_) {
     const int rows = segs_[0].rows;
     EC_CHECK(scratch.gate.size() >= static_cast<size_t>(n) * static_cast<size_t>(rows),

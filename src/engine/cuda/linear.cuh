@@ -35,16 +35,16 @@ class CudaLinear {
   // fp16-rounded values, as the CPU engine does). `staging` is reused between calls.
   // `dynamic_map` is the device copy of quant::signed_dynamic_map() (nf4-dq).
   CudaLinear(const std::vector<const model::Tensor*>& weights,
-             const std::vector<const std::optional<model::Tensor>*>& biases, GemvFormat format,
+             const std::vector<const std::optional<model::Tensor>*>& biases, quant::Format format,
              bool swiglu, const float* dynamic_map, DeviceBuffer<uint8_t>& staging,
              cudaStream_t stream);
 
   // A dense f16/bf16 matrix already on the device (the tied lm_head reading the embedding).
-  static CudaLinear borrow(const uint16_t* w, int rows, int cols, GemvFormat format);
+  static CudaLinear borrow(const uint16_t* w, int rows, int cols, quant::Format format);
 
   // Segments and format filled in; x, norm, residual and y are the caller's.
   GemvArgs decode_args() const;
-  GemvFormat format() const { return format_; }
+  quant::Format format() const { return format_; }
   int cols() const { return cols_; }
   int outputs() const;  // Σ rows, or the gate's rows with swiglu
   int max_segment_rows() const;
@@ -71,7 +71,7 @@ class CudaLinear {
   void gemm(const Segment& s, const uint16_t* x16, int n, float* y, int ldy, bool accumulate,
             PrefillScratch& scratch, cublasHandle_t cublas, cudaStream_t stream) const;
 
-  GemvFormat format_ = GemvFormat::f16;
+  quant::Format format_ = quant::Format::fp16;
   bool swiglu_ = false;
   int cols_ = 0;
   const float* dynamic_map_ = nullptr;

@@ -1,8 +1,8 @@
 // A decode step's kernel variants as a report names them (EngineInfo::kernel_variant, e.g.
 // "cuda-f32acc-f16-gemv-v1[qkv:r2p+pdl,o:r1p-u16+pdl,gu:r2p+pdl,down:r1p-u16+pdl,head:r2p+pdl,
-// attn-fused-splits:5]"), parsed so that a later load runs exactly those kernels instead of tuning
-// anew (EC_CUDA_VARIANTS): the same variants make two sessions comparable, and they take the
-// tuner's process-to-process spread out of an A/B run. Host code; no GPU needed.
+// attn-fused-splits:5]"), parsed so that a later load runs exactly those kernels instead of the
+// tuning table's (EngineOptions::kernel_variants, `--kernel-variants`): the same variants replay
+// an older report's kernels, or pin both sides of an A/B run. Host code; no GPU needed.
 #pragma once
 
 #include <array>
@@ -10,12 +10,12 @@
 #include <string_view>
 
 #include "engine/cuda/gemv.cuh"
+#include "engine/tuning_table.h"
 
 namespace ec::engine::cuda {
 
 // The GEMV roles of a decode step, in the order a kernel_variant string lists them.
-inline constexpr std::array<std::string_view, 5> kDecodeRoleNames = {"qkv", "o", "gu", "down",
-                                                                     "head"};
+inline constexpr const auto& kDecodeRoleNames = kDecodeRoles;
 
 struct PinnedVariants {
   std::string prefix;  // "cuda-f32acc-f16-gemv-v1"; empty when the text was only the bracket's
@@ -26,7 +26,7 @@ struct PinnedVariants {
 
 // Parses "<prefix>[role:variant,...,attn-fused-splits:N]" or the bracket's contents alone: every
 // role exactly once, in any order, and the attention's splits. Throws ec::Error naming `source`
-// (where the text came from, e.g. "EC_CUDA_VARIANTS"), the entry and what was expected.
+// (where the text came from, e.g. "--kernel-variants"), the entry and what was expected.
 PinnedVariants parse_pinned_variants(std::string_view text, std::string_view source);
 
 // The entry of `list` for an engine whose variants begin with `engine_prefix`: entries are

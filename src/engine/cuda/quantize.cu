@@ -92,12 +92,12 @@ __global__ void nf4_kernel(const uint16_t* w16, int64_t n, uint8_t* packed, floa
   }
 }
 
-__global__ void dequant_kernel(GemvFormat format, GemvSegment s, int64_t cols, uint16_t* out) {
+__global__ void dequant_kernel(quant::Format format, GemvSegment s, int64_t cols, uint16_t* out) {
   const int64_t n = static_cast<int64_t>(s.rows) * cols;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     float v = 0.0f;
-    if (format == GemvFormat::int8_wo || format == GemvFormat::int8_llm) {
+    if (format == quant::Format::int8_wo || format == quant::Format::int8_llm) {
       const int8_t q = static_cast<const int8_t*>(s.w)[i];
       v = __fmul_rn(__fmul_rn(static_cast<float>(q), s.scales[i / cols]), quant::kInv127);
     } else {
@@ -105,7 +105,7 @@ __global__ void dequant_kernel(GemvFormat format, GemvSegment s, int64_t cols, u
       const unsigned code = (i % 2 == 0) ? byte >> 4 : byte & 15u;
       const int64_t b = i / quant::kNf4BlockSize;
       float a = 0.0f;
-      if (format == GemvFormat::nf4) {
+      if (format == quant::Format::nf4) {
         a = s.scales[b];
       } else {
         a = __fadd_rn(
@@ -136,9 +136,9 @@ void quantize_nf4(const uint16_t* w16, int64_t n, uint8_t* packed, float* absmax
   CUDA_CHECK_LAUNCH();
 }
 
-void dequantize_to_f16(GemvFormat format, const GemvSegment& seg, int64_t cols, uint16_t* out,
+void dequantize_to_f16(quant::Format format, const GemvSegment& seg, int64_t cols, uint16_t* out,
                        cudaStream_t stream) {
-  if (format == GemvFormat::f16 || format == GemvFormat::bf16) {
+  if (format == quant::Format::fp16 || format == quant::Format::bf16) {
     cuda_invalid("dequantize_to_f16: the weights are already 16-bit");
   }
   const int64_t n = static_cast<int64_t>(seg.rows) * cols;

@@ -21,7 +21,7 @@ void quantize_nf4(const uint16_t* w16, int64_t n, uint8_t* packed, float* absmax
 
 // The weights of one segment back as fp16 [rows, cols] (int8: fp16(q·SCB·(1/127)); nf4/nf4-dq:
 // fp16(code·absmax)). f16 needs no call; bf16 is not handled here.
-void dequantize_to_f16(GemvFormat format, const GemvSegment& seg, int64_t cols, uint16_t* out,
+void dequantize_to_f16(quant::Format format, const GemvSegment& seg, int64_t cols, uint16_t* out,
                        cudaStream_t stream);
 
 }  // namespace ec::engine::cuda
