@@ -35,7 +35,8 @@ class Counter:
     def __init__(self, index):
         self.read = None
         try:
-            lib = ctypes.CDLL("libnvidia-ml.so.1")
+            # EC_NVML_LIBRARY, as for ecocompute itself (a test points both at a fake).
+            lib = ctypes.CDLL(os.environ.get("EC_NVML_LIBRARY", "libnvidia-ml.so.1"))
             if lib.nvmlInit_v2() != 0:
                 return
             handle = ctypes.c_void_p()
@@ -75,8 +76,12 @@ def load(model, precision, device):
         cfg = transformers.AutoConfig.for_model(d.pop("model_type"), **d)
         torch.manual_seed(0)
         with torch.device(device):
-            m = transformers.AutoModelForCausalLM.from_config(cfg, dtype=torch.float16,
-                                                              attn_implementation="eager")
+            try:
+                m = transformers.AutoModelForCausalLM.from_config(cfg, dtype=torch.float16,
+                                                                  attn_implementation="eager")
+            except TypeError:  # transformers before 4.56 names it torch_dtype
+                m = transformers.AutoModelForCausalLM.from_config(
+                    cfg, torch_dtype=torch.float16, attn_implementation="eager")
         if precision == "fp16":
             return m.eval(), None
         tmp = tempfile.mkdtemp()
@@ -149,10 +154,12 @@ def main():
                                device=device)
             marks.info("prompt", f"{n} fixed token ids (i * 7919 + 13 mod vocab)")
         marks.info("prompt_tokens", ids.shape[1])
-        marks.info("params_b", f"{sum(p.numel() for p in model.parameters()) / 1e9:.4f}")
+        if precision == a.precisions.split(",")[0]:  # packed 4-bit weights would count half
+            marks.info("params_b", f"{sum(p.numel() for p in model.parameters()) / 1e9:.4f}")
         marks.label(precision)
         marks.info("compute_dtype", "float16")
-        marks.info("quantization_backend", "torch" if precision == "fp16" else "bitsandbytes")
+        marks.info("quantization_backend",
+                   "transformers" if precision == "fp16" else "bitsandbytes")
         streamer = SplitAtFirstToken()
         kw = dict(max_new_tokens=a.new_tokens, min_new_tokens=a.new_tokens, do_sample=False,
                   pad_token_id=0, streamer=streamer)
