@@ -63,6 +63,15 @@ if [ "$(left)" -gt 60 ]; then
   log "run qwen2-7b FP16: exit $?"
 fi
 
+# 4. The same 0.5B INT8 run without the rule (one generation per iteration, as before it): what
+# the rule changes in J/1k tok (two shared counter reads per extra generation) and in the spread.
+if [ "$(left)" -gt 50 ]; then
+  timeout 100 "$EC" run --model qwen2-0.5b --precision INT8 --no-quality --idle-seconds 1 \
+    --min-window-periods 0 --generations-per-window 1 --out "$R/norule-0.5b-int8.json" \
+    >"$OUT/norule-0.5b-int8.log" 2>&1
+  log "run qwen2-0.5b INT8 without the window rule: exit $?"
+fi
+
 python3 - "$R" "$HF_MODELS" <<'PY' | tee "$OUT/table.md"
 import glob, json, os, statistics, sys
 R, models = sys.argv[1], sys.argv[2].split(",")
@@ -149,6 +158,13 @@ if deltas:
     row("short-window notes in those reports", str(len(notes)) + (f": {notes[0][:120]}…" if notes else ""),
         "none", not notes)
     phase_gaps(first_int8, "qwen2-0.5b")
+norule = load(os.path.join(R, "norule-0.5b-int8.json"))
+if norule and first_int8:
+    def j(r):
+        return f"{r['baseline']['results']['energy_per_token_mj']:.1f} / {r['results']['energy_per_token_mj']:.1f}"
+    row("qwen2-0.5b FP16 / INT8 J/1k tok, the rule (process 1) vs one generation per iteration",
+        f"{j(first_int8)} vs {j(norule)}; vs FP16 {first_int8['results']['vs_fp16_energy_pct']:+.2f} % vs "
+        f"{norule['results']['vs_fp16_energy_pct']:+.2f} %")
 for name in ("run-qwen2-1.5b-fp16.json", "run-qwen2-7b-fp16.json"):
     r = load(os.path.join(R, name))
     if r:
