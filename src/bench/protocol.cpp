@@ -29,68 +29,119 @@ void say(const std::function<void(const std::string&)>& log, const std::string& 
   if (log) log(line);
 }
 
-// One precision: warmup iterations, then metered ones. Each iteration is prefill of the prompt
-// (first token) plus new_tokens - 1 decode steps, in two abutting meter windows.
+// Seconds on the steady clock (the meter's windows use the same clock).
+double now_s() {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+// One precision: warmup generations, then metered iterations. An iteration holds one or more
+// generations (the window rule); each is prefill of the prompt (first token) plus new_tokens - 1
+// decode steps, in abutting meter windows: only the iteration's outer edges wait for counter
+// updates, the rest share one counter read each, so the iteration's energy telescopes.
 report::DecodeRun measure_decode(engine::Engine& engine, std::span<const int32_t> prompt,
                                  const RunOptions& options, meter::Meter& meter,
                                  std::vector<int32_t>& first_generation) {
   report::DecodeRun run;
   run.engine = report::from_engine_info(engine.info());
 
-  auto one_iteration = [&](std::vector<int32_t>& generated, meter::WindowResult* prefill_window,
-                           meter::WindowResult* decode_window) {
+  // One generation; `split` (metered) closes the window open before it (at a shared edge) and
+  // opens "prefill", then "decode" after the first token.
+  double decode_opened_s = 0.0;  // when the open decode window started
+  auto generate = [&](std::vector<int32_t>& generated, std::vector<meter::WindowResult>* windows,
+                      bool first_in_window) {
     generated.clear();
     engine.reset();
     engine.synchronize();
-    if (prefill_window) meter.begin("prefill");
+    if (windows) {
+      if (first_in_window) {
+        meter.begin("prefill");
+      } else {
+        windows->push_back(meter.next("prefill"));
+      }
+    }
     int32_t token = engine::argmax(engine.forward(prompt, false));
     engine.synchronize();
     // One counter read ends the prefill and starts the decode: their energies add up exactly.
-    if (prefill_window) *prefill_window = meter.next("decode");
+    if (windows) {
+      windows->push_back(meter.next("decode"));
+      decode_opened_s = now_s();
+    }
     generated.push_back(token);
     for (int i = 1; i < options.new_tokens; ++i) {
       token = engine.decode_greedy(token);
       generated.push_back(token);
     }
     engine.synchronize();
-    if (decode_window) *decode_window = meter.end();
   };
 
   std::vector<int32_t> generated;
-  const std::string label = std::string(engine::precision_name(options.precision));
   {
     Progress progress(fmt::format("{} warmup", engine.info().precision), options.warmup);
     for (int i = 0; i < options.warmup; ++i) {
-      one_iteration(generated, nullptr, nullptr);
+      generate(generated, nullptr, true);
       progress.update(i + 1);
     }
   }
+
+  // The rule's least window, from the counter period the meter sees now (it has been sampling
+  // since it opened, so the period is detected, not assumed, on a real counter).
+  const auto period = meter.measures_energy() ? meter.counter_period_s() : std::nullopt;
+  const double least_s =
+      period && options.min_window_periods > 0.0 ? options.min_window_periods * *period : 0.0;
 
   std::vector<meter::WindowResult> prefills;
   std::vector<meter::WindowResult> decodes;
   Progress progress(fmt::format("{} measured", engine.info().precision), options.iterations);
   for (int i = 0; i < options.iterations; ++i) {
-    meter::WindowResult prefill_window;
-    meter::WindowResult decode_window;
-    one_iteration(generated, &prefill_window, &decode_window);
+    std::vector<meter::WindowResult> windows;
+    int generations = 0;
+    for (;;) {
+      generate(generated, &windows, generations == 0);
+      ++generations;
+      // Greedy decoding is deterministic: a different continuation means the engine is not.
+      if (i == 0 && generations == 1) {
+        first_generation = generated;
+      } else {
+        EC_CHECK(generated == first_generation,
+                 "{}: iteration {} generation {} differs from the first; greedy decoding must be "
+                 "deterministic",
+                 engine.info().precision, i, generations - 1);
+      }
+      if (options.generations_per_window > 0) {
+        if (generations >= options.generations_per_window) break;
+        continue;
+      }
+      // What the windows have lasted so far: the closed ones by the meter, the open decode by
+      // this clock (the shared edges' own reads count in no window). 2 % above the rule covers
+      // the microseconds between this clock and the meter's end edge.
+      double lasted = now_s() - decode_opened_s;
+      for (const auto& w : windows) lasted += w.seconds;
+      if (lasted >= least_s * 1.02) break;
+    }
+    windows.push_back(meter.end());
     report::Iteration iteration;
-    iteration.seconds = prefill_window.seconds + decode_window.seconds;
-    iteration.tokens = static_cast<int64_t>(generated.size());
-    if (prefill_window.energy_j && decode_window.energy_j) {
-      iteration.energy_j = *prefill_window.energy_j + *decode_window.energy_j;
+    iteration.tokens = static_cast<int64_t>(generated.size()) * generations;
+    iteration.generations = generations;
+    bool all_energy = true;
+    double energy = 0.0;
+    for (auto& w : windows) {
+      iteration.seconds += w.seconds;
+      if (w.energy_j) {
+        energy += *w.energy_j;
+      } else {
+        all_energy = false;
+      }
+      (w.name == "prefill" ? prefills : decodes).push_back(std::move(w));
     }
+    if (all_energy) iteration.energy_j = energy;
+    EC_CHECK(iteration.seconds >= least_s,
+             "{}: measured iteration {} lasted {:.3f} s ({} generation(s) of {} tokens), under the "
+             "window rule's {:g} energy-counter updates ({:.3f} s): its energy would be a few "
+             "counter steps; let the rule size the windows (--generations-per-window 0) or pin "
+             "more generations",
+             engine.info().precision, i, iteration.seconds, generations, options.new_tokens,
+             options.min_window_periods, least_s);
     run.iterations.push_back(iteration);
-    prefills.push_back(std::move(prefill_window));
-    decodes.push_back(std::move(decode_window));
-    // Greedy decoding is deterministic: a different continuation means the engine is not.
-    if (i == 0) {
-      first_generation = generated;
-    } else {
-      EC_CHECK(generated == first_generation,
-               "{}: iteration {} generated a different continuation than iteration 0; greedy "
-               "decoding must be deterministic",
-               engine.info().precision, i);
-    }
     progress.update(i + 1);
   }
   run.phases.push_back(meter::sum_windows("prefill", prefills));
@@ -155,6 +206,14 @@ std::vector<report::RunRecord> run_protocol(const RunOptions& options,
   common.protocol.new_tokens = options.new_tokens;
   common.protocol.warmup = options.warmup;
   common.protocol.iterations = options.iterations;
+  EC_CHECK(options.min_window_periods >= 0.0, "--min-window-periods must not be negative (got {})",
+           options.min_window_periods);
+  EC_CHECK(options.generations_per_window >= 0,
+           "--generations-per-window must not be negative (got {})",
+           options.generations_per_window);
+  if (options.min_window_periods > 0.0 && meter.measures_energy() && meter.counter_period_s()) {
+    common.protocol.min_window_counter_periods = options.min_window_periods;
+  }
   common.protocol.batch = 1;
   if (options.cool_off_seconds > 0) common.protocol.cool_off_s = options.cool_off_seconds;
   if (synthetic) common.protocol.seed = static_cast<int64_t>(options.seed);

@@ -28,9 +28,15 @@ struct RunOptions {
   engine::EngineOptions engine;  // backend, threads, context, CUDA graph
   uint64_t seed = 0;             // synthetic weights
   std::string prompt{k_default_prompt};
-  int new_tokens = 256;           // generated per iteration (greedy, min = max)
-  int warmup = 2;                 // unmeasured iterations per precision
-  int iterations = 10;            // measured iterations per precision
+  int new_tokens = 256;  // generated per iteration (greedy, min = max)
+  int warmup = 2;        // unmeasured iterations per precision
+  int iterations = 10;   // measured iterations per precision
+  // The window rule (docs/method.md): each measured iteration holds generations until it lasts
+  // min_window_periods updates of the meter's energy counter (0: off; no counter: no rule).
+  // generations_per_window pins their number instead (0: as many as the rule needs, at least 1);
+  // a pinned number that leaves a window short of the rule fails the run.
+  double min_window_periods = meter::kDefaultMinWindowPeriods;
+  int generations_per_window = 0;
   bool baseline = true;           // FP16 in the same process (always for non-FP16 runs)
   double idle_seconds = 3.0;      // idle baseline before measuring (energy meters only)
   double cool_off_seconds = 0.0;  // rest between the two precisions

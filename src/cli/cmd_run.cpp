@@ -155,6 +155,16 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--iterations", flags->run.iterations, "Measured iterations per precision")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-window-periods", flags->run.min_window_periods,
+                  "Window rule: each measured iteration holds generations until it lasts this many "
+                  "energy-counter updates (0: off)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--generations-per-window", flags->run.generations_per_window,
+                  "Generations per measured iteration (0: as many as the window rule needs); a "
+                  "window left short of the rule fails the run")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--idle-seconds", flags->run.idle_seconds,
                   "Idle baseline before measuring (energy meters only)")
       ->capture_default_str()

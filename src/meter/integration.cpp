@@ -65,6 +65,23 @@ std::optional<double> trapezoid_j(std::span<const DriverSample> samples) {
   return trapezoid(pts);
 }
 
+std::optional<double> driver_trapezoid_between_j(std::span<const DriverSample> samples, double t0,
+                                                 double t1, double max_hold_s) {
+  if (samples.empty() || t1 < t0) return std::nullopt;
+  std::vector<std::pair<double, double>> pts;
+  pts.reserve(samples.size() + 2);
+  for (const auto& s : samples) pts.emplace_back(s.t_s, s.power_w);
+  if (pts.front().first > t0) {
+    if (pts.front().first - t0 > max_hold_s) return std::nullopt;
+    pts.insert(pts.begin(), {t0, pts.front().second});
+  }
+  if (pts.back().first < t1) {
+    if (t1 - pts.back().first > max_hold_s) return std::nullopt;
+    pts.emplace_back(t1, pts.back().second);
+  }
+  return trapezoid_over(pts, t0, t1);
+}
+
 std::optional<double> trapezoid_between_j(std::span<const PowerSample> samples, PowerField field,
                                           double t0, double t1) {
   auto pts = points(samples, field);

@@ -22,6 +22,13 @@ std::optional<double> trapezoid_j(std::span<const DriverSample> samples);
 std::optional<double> trapezoid_between_j(std::span<const PowerSample> samples, PowerField field,
                                           double t0, double t1);
 
+// ∫P dt over [t0, t1] of the driver's power samples (sorted by t_s), linear between them and
+// interpolated at the edges; an edge past the first (last) sample holds that sample's value when
+// it lies within max_hold_s of it (the buffer is read while the window closes, so its newest
+// sample may be a few ms old). Absent without a sample or with a longer gap at an edge.
+std::optional<double> driver_trapezoid_between_j(std::span<const DriverSample> samples, double t0,
+                                                 double t1, double max_hold_s);
+
 // ∫P dt over [t0, t1] of the samples' piecewise-linear power, held at the first (last) sample's
 // value before (after) them: for short spans at a window's edge that the samples need not
 // bracket. Absent when no sample carries `field` or t1 < t0.

@@ -15,6 +15,11 @@ namespace ec::meter {
 // short to trust: its figure is a few counter steps.
 inline constexpr double kMinCounterUpdates = 3.0;
 
+// The window rule (docs/method.md): every measured iteration lasts at least this many counter
+// update periods, holding as many generations as that takes. The aligned edges leave each window
+// a few joules off at most; over ten periods (1 s on the H200) that is a fraction of a percent.
+inline constexpr double kDefaultMinWindowPeriods = 10.0;
+
 // One closed window. Absent optionals mean "this meter could not measure it", never zero.
 struct WindowResult {
   std::string name;                            // "idle", "prefill", "decode", "quality"
@@ -51,6 +56,10 @@ class Meter {
 
   // Static facts for the report: device, method, sample rate, counter update period, ...
   virtual nlohmann::json describe() const = 0;
+
+  // Seconds between updates of a stepwise energy counter (detected, else assumed); absent when
+  // the meter has no such counter, and then no window rule applies.
+  virtual std::optional<double> counter_period_s() const { return std::nullopt; }
 };
 
 // A meter that times windows but measures no energy, stating `reason` in its description.

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -28,8 +29,32 @@ std::string utc_now() {
   return buf;
 }
 
-// Starts argv; returns the pid. A close-on-exec pipe carries exec's errno back to the parent.
-pid_t spawn(const std::vector<std::string>& argv) {
+}  // namespace
+
+pid_t spawn_command(const std::vector<std::string>& argv, const SpawnOptions& options) {
+  EC_CHECK(!argv.empty(), "measure: no command given");
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    bool replaced = false;
+    for (const auto& [name, value] : options.env) {
+      if (entry.size() > name.size() && entry.substr(0, name.size()) == name &&
+          entry[name.size()] == '=') {
+        replaced = true;
+      }
+    }
+    if (!replaced) env_strings.emplace_back(entry);
+  }
+  for (const auto& [name, value] : options.env) env_strings.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  // A close-on-exec pipe carries exec's errno back to the parent.
   int fds[2];
   EC_CHECK(pipe2(fds, O_CLOEXEC) == 0, "measure: pipe failed: {}", std::strerror(errno));
   pid_t pid = fork();
@@ -41,11 +66,13 @@ pid_t spawn(const std::vector<std::string>& argv) {
   }
   if (pid == 0) {
     close(fds[0]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    int err = errno;
+    int err = 0;
+    if (options.inherit_fd >= 0 && fcntl(options.inherit_fd, F_SETFD, 0) != 0) {
+      err = errno;
+    } else {
+      execvpe(args[0], args.data(), envp.data());
+      err = errno;
+    }
     ssize_t ignored = write(fds[1], &err, sizeof(err));
     (void)ignored;
     _exit(127);
@@ -66,7 +93,7 @@ pid_t spawn(const std::vector<std::string>& argv) {
   return pid;
 }
 
-int wait_for(pid_t pid) {
+int wait_command(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) fail("measure: waitpid failed: {}", std::strerror(errno));
@@ -75,8 +102,6 @@ int wait_for(pid_t pid) {
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
 }
-
-}  // namespace
 
 nlohmann::json co2e_json(double energy_j, double grid_gco2_per_kwh, double pue) {
   double kwh = energy_j / 3.6e6;
@@ -107,12 +132,12 @@ MeasureResult measure_command(Meter& meter, const std::vector<std::string>& argv
   meter.begin("run");
   pid_t pid;
   try {
-    pid = spawn(argv);
+    pid = spawn_command(argv);
   } catch (...) {
     meter.end();
     throw;
   }
-  result.exit_status = wait_for(pid);
+  result.exit_status = wait_command(pid);
   WindowResult run = meter.end();
 
   report["exit_status"] = result.exit_status;

@@ -41,6 +41,11 @@ constexpr double kAlignTimeoutPeriods = 3.0;
 // against a fast fake library this keeps the loop from spinning.
 constexpr double kAlignReadSpacingS = 0.0005;
 
+// The driver's power buffer is read while a window closes: its newest sample may be a little
+// older than the window's end (and the oldest a little younger than its start). Up to this long,
+// the edge holds that sample's value (2.5 periods of the ~50 Hz buffer seen on the H200).
+constexpr double kDriverHoldS = 0.05;
+
 // One side of a window: how its counter reading relates to the work's edge.
 struct EdgeNote {
   std::string kind;          // "aligned", "plain", "shared" or "plain: <why alignment failed>"
@@ -443,10 +448,35 @@ WindowResult close_window(NvmlMeter::Impl& m, double end_t, const PowerSample& e
   if (!energy_note.empty()) tel["energy_unavailable_reason"] = energy_note;
   if (r.energy_j && r.seconds > 0.0) r.avg_power_w = *r.energy_j / r.seconds;
 
-  // Cross-check: trapezoid of instant power; else of the driver's 1 s average (says so).
+  // Cross-check: the driver's own power samples (~50 Hz on the H200) where it keeps them; else
+  // the trapezoid of instant power read by the sampler (its rate, 10 Hz by default); else of the
+  // driver's 1 s average (says so).
+  std::vector<DriverSample> near;
+  if (m.probe.samples) {
+    std::lock_guard lock(m.driver_mutex);
+    for (const auto& d : m.driver) {
+      if (d.t_s >= t0 - kDriverHoldS && d.t_s <= t1 + kDriverHoldS) near.push_back(d);
+    }
+  }
+  auto buffer = driver_trapezoid_between_j(near, t0, t1, kDriverHoldS);
   auto instant = trapezoid_between_j(samples, &PowerSample::power_instant_w, t0, t1);
   auto usage = trapezoid_between_j(samples, &PowerSample::power_usage_w, t0, t1);
+  auto pct = [&](const std::optional<double>& x) -> nlohmann::json {
+    if (!r.energy_j || !x || *r.energy_j <= 0.0) return nullptr;
+    return (*x / *r.energy_j - 1.0) * 100.0;
+  };
+  if (!lost && buffer) {
+    tel["power_samples_trapezoid_j"] = *buffer;
+    tel["counter_vs_power_samples_pct"] = pct(buffer);
+  }
   if (!lost && instant) {
+    tel["instant_power_trapezoid_j"] = *instant;
+    tel["counter_vs_instant_pct"] = pct(instant);
+  }
+  if (!lost && buffer) {
+    r.cross_check_energy_j = buffer;
+    r.cross_check_source = "nvml_power_samples_trapezoid";
+  } else if (!lost && instant) {
     r.cross_check_energy_j = instant;
     r.cross_check_source = "nvml_power_instant_trapezoid";
   } else if (!lost && usage) {
@@ -693,6 +723,10 @@ nlohmann::json NvmlMeter::describe() const {
   if (m.cuda_visible) out["cuda_visible_devices"] = *m.cuda_visible;
   if (!measures_energy()) out["reason"] = unavailable_reason();
   return out;
+}
+
+std::optional<double> NvmlMeter::counter_period_s() const {
+  return impl_->counter_period_s();
 }
 
 std::vector<PowerSample> NvmlMeter::samples() const {

@@ -24,6 +24,7 @@ class NvmlMeter final : public Meter {
   WindowResult end() override;
   WindowResult next(std::string_view window) override;
   nlohmann::json describe() const override;
+  std::optional<double> counter_period_s() const override;
 
   // Raw material for the bench tools: every sample so far, the driver's buffer samples, and what
   // the sampler thread has cost.

@@ -63,6 +63,9 @@ WindowResult sum_windows(const std::string& name, const std::vector<WindowResult
   bool any_reasons = false, any_processes = false;
   bool throttled = false, shared_gpu = false, gpu_lost = false;
   long samples = 0;
+  // Each cross-check's sum over the windows, kept only while every window has it.
+  std::map<std::string, std::optional<double>> cross_sums = {{"power_samples_trapezoid_j", 0.0},
+                                                             {"instant_power_trapezoid_j", 0.0}};
   for (const auto& w : windows) {
     const json& t = w.telemetry;
     total.seconds += w.seconds;
@@ -99,11 +102,21 @@ WindowResult sum_windows(const std::string& name, const std::vector<WindowResult
     } else {
       all_energy = false;
     }
-    if (w.cross_check_energy_j) {
+    // A sum of two different cross-checks would be neither: the phase then has none (its
+    // telemetry still sums each kind where every window has it).
+    if (w.cross_check_energy_j &&
+        (total.cross_check_source.empty() || total.cross_check_source == w.cross_check_source)) {
       cross += *w.cross_check_energy_j;
       total.cross_check_source = w.cross_check_source;
     } else {
       all_cross = false;
+    }
+    for (auto& [key, sum] : cross_sums) {
+      if (const auto v = t.find(key); v != t.end() && v->is_number()) {
+        sum = sum ? std::optional<double>(*sum + v->get<double>()) : std::nullopt;
+      } else {
+        sum = std::nullopt;
+      }
     }
   }
   if (all_energy) {
@@ -122,6 +135,18 @@ WindowResult sum_windows(const std::string& name, const std::vector<WindowResult
   tel["windows"] = windows.size();
   if (total.energy_j && total.cross_check_energy_j && *total.energy_j > 0.0) {
     tel["counter_vs_cross_check_pct"] = (*total.cross_check_energy_j / *total.energy_j - 1.0) * 100;
+  }
+  // The phase's difference between the counter and each cross-check (docs/method.md explains it).
+  const std::pair<const char*, const char*> kinds[] = {
+      {"power_samples_trapezoid_j", "counter_vs_power_samples_pct"},
+      {"instant_power_trapezoid_j", "counter_vs_instant_pct"}};
+  for (const auto& [sum_key, pct_key] : kinds) {
+    const auto& sum = cross_sums.at(sum_key);
+    if (!sum || windows.empty()) continue;
+    tel[sum_key] = *sum;
+    if (total.energy_j && *total.energy_j > 0.0) {
+      tel[pct_key] = (*sum / *total.energy_j - 1.0) * 100.0;
+    }
   }
   if (!edge_kinds.empty()) {
     tel["counter_edges"] = {{"kinds", edge_kinds},

@@ -256,11 +256,26 @@ class Checker {
       if (batch != 1.0) return;
     }
     if (tokens && new_tokens && iterations) {
-      const double expected = *new_tokens * *iterations * batch.value_or(1.0);
+      // The window rule puts several generations in one iteration: each says how many.
+      double generations = *iterations;
+      const json* list = find(doc_, side + "/iterations");
+      if (list != nullptr && list->is_array() && !list->empty()) {
+        generations = 0.0;
+        each_iteration(side, [&](const std::string& at, const json& it) {
+          const double g = number(it, "/generations").value_or(1.0);
+          generations += g;
+          auto t = number(it, "/tokens");
+          if (t && *t != *new_tokens * g * batch.value_or(1.0)) {
+            failure(at + "/tokens", "{} but new tokens x generations x batch = {} x {} x {} = {}",
+                    *t, *new_tokens, g, batch.value_or(1.0), *new_tokens * g * batch.value_or(1.0));
+          }
+        });
+      }
+      const double expected = *new_tokens * generations * batch.value_or(1.0);
       if (*tokens != expected) {
         failure(side + "/results/tokens_generated",
-                "{} but new tokens x iterations x batch = {} x {} x {} = {}", *tokens, *new_tokens,
-                *iterations, batch.value_or(1.0), expected);
+                "{} but new tokens x generations x batch = {} x {} x {} = {}", *tokens, *new_tokens,
+                generations, batch.value_or(1.0), expected);
       }
     }
   }

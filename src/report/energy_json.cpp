@@ -54,16 +54,25 @@ json to_json(const EngineRecord& e) {
   if (!e.tuning_table.empty()) {
     j["tuning_table"] = {{"name", e.tuning_table}, {"sha256", e.tuning_table_sha256}};
   }
+  if (e.external) {
+    j["external"] = {{"command", e.external->command},
+                     {"label", e.external->label},
+                     {"versions", e.external->versions}};
+  }
   return j;
 }
 
-json to_json(const std::vector<Iteration>& iterations) {
+// `generations` is written whenever the window rule applied or an iteration held more than one
+// (older reports have neither, and read back unchanged).
+json to_json(const std::vector<Iteration>& iterations, bool with_generations) {
   json list = json::array();
   for (const auto& it : iterations) {
-    list.push_back({{"seconds", it.seconds},
-                    {"tokens", it.tokens},
-                    {"energy_j", or_null(it.energy_j)},
-                    {"tokens_per_s", it.tokens_per_s()}});
+    json j = {{"seconds", it.seconds},
+              {"tokens", it.tokens},
+              {"energy_j", or_null(it.energy_j)},
+              {"tokens_per_s", it.tokens_per_s()}};
+    if (with_generations || it.generations != 1) j["generations"] = it.generations;
+    list.push_back(std::move(j));
   }
   return list;
 }
@@ -139,6 +148,7 @@ json to_json(const Protocol& p) {
             {"warmup", p.warmup}, {"iterations", p.iterations},       {"batch", p.batch}};
   if (p.cool_off_s) j["cool_off_s"] = *p.cool_off_s;
   if (p.seed) j["seed"] = *p.seed;
+  if (p.min_window_counter_periods) j["min_window_counter_periods"] = *p.min_window_counter_periods;
   return j;
 }
 
@@ -225,6 +235,8 @@ Results results_from(const json& j, const std::string& base) {
   return r;
 }
 
+const json& array_member(const json& object, const std::string& base, const char* key);
+
 EngineRecord engine_from(const json& j, const std::string& base) {
   EngineRecord e;
   e.backend = req<std::string>(j, base, "backend");
@@ -243,6 +255,21 @@ EngineRecord engine_from(const json& j, const std::string& base) {
   e.max_context = req<int>(j, base, "max_context");
   e.threads = req<int>(j, base, "threads");
   e.device_name = req<std::string>(j, base, "device_name");
+  if (auto x = j.find("external"); x != j.end() && !x->is_null()) {
+    const std::string at = join(base, "external");
+    ExternalCommand ext;
+    const json& command = array_member(*x, at, "command");
+    for (size_t i = 0; i < command.size(); ++i) {
+      ext.command.push_back(convert<std::string>(command[i], fmt::format("{}/command/{}", at, i)));
+    }
+    ext.label = req<std::string>(*x, at, "label");
+    const json& versions = member(*x, at, "versions");
+    EC_CHECK(versions.is_object(), "{}/versions: expected an object", at);
+    for (const auto& [name, value] : versions.items()) {
+      ext.versions[name] = convert<std::string>(value, fmt::format("{}/versions/{}", at, name));
+    }
+    e.external = std::move(ext);
+  }
   return e;
 }
 
@@ -262,6 +289,7 @@ std::vector<Iteration> iterations_from(const json& object, const std::string& ba
     it.seconds = req<double>(list[i], at, "seconds");
     it.tokens = req<int64_t>(list[i], at, "tokens");
     it.energy_j = opt<double>(list[i], at, "energy_j");
+    it.generations = opt<int64_t>(list[i], at, "generations").value_or(1);
     out.push_back(it);
   }
   return out;
@@ -423,6 +451,13 @@ json to_json(const RunRecord& record) {
        fmt::format("ecocompute's own kernels (commit {}, {} backend), not bitsandbytes: compare "
                    "with the original's reports as a method, not kernel for kernel",
                    record.build.commit, record.run.engine.backend)}};
+  if (const auto& ext = record.run.engine.external) {
+    for (const auto& [name, version] : ext->versions) software["packages"][name] = version;
+    software["comparability_note"] = fmt::format(
+        "the model ran in an external command ({}), metered by ecocompute {} through the marker "
+        "protocol: its kernels are the command's, its meter, windows and statistics ecocompute's",
+        ext->command.empty() ? std::string("?") : ext->command.front(), record.build.version);
+  }
   if (record.environment.driver) software["nvidia_driver"] = *record.environment.driver;
   report["software"] = std::move(software);
 
@@ -432,12 +467,13 @@ json to_json(const RunRecord& record) {
   if (record.quality) report["quality"] = to_json(*record.quality);
 
   report["engine"] = to_json(record.run.engine);
-  report["iterations"] = to_json(record.run.iterations);
+  const bool with_generations = p.min_window_counter_periods.has_value();
+  report["iterations"] = to_json(record.run.iterations, with_generations);
   report["phases"] = to_json(record.run.phases);
   if (record.baseline) {
     report["baseline"] = {{"engine", to_json(record.baseline->engine)},
                           {"results", to_json(record.baseline->results)},
-                          {"iterations", to_json(record.baseline->iterations)},
+                          {"iterations", to_json(record.baseline->iterations, with_generations)},
                           {"phases", to_json(record.baseline->phases)}};
   }
   report["meter"] = to_json(m);
@@ -482,6 +518,7 @@ RunRecord run_record_from_json(const json& report) {
   r.protocol.batch = req<int>(p, "/protocol", "batch");
   r.protocol.cool_off_s = opt<double>(p, "/protocol", "cool_off_s");
   r.protocol.seed = opt<int64_t>(p, "/protocol", "seed");
+  r.protocol.min_window_counter_periods = opt<double>(p, "/protocol", "min_window_counter_periods");
 
   r.run.engine = engine_from(member(report, "", "engine"), "/engine");
   r.run.results = results_from(member(report, "", "results"), "/results");

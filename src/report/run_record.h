@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,12 +51,16 @@ struct Protocol {
   int batch = 1;
   std::optional<double> cool_off_s;  // s of rest before the measured iterations
   std::optional<int64_t> seed;
+  // The window rule (docs/method.md): each measured iteration lasted at least this many updates
+  // of the energy counter; absent when no rule applied (no counter, or turned off).
+  std::optional<double> min_window_counter_periods;
 };
 
 // One measured decode iteration (report "iterations[]" and "baseline.iterations[]").
 struct Iteration {
   double seconds = 0.0;            // s of decode
-  int64_t tokens = 0;              // tokens generated
+  int64_t tokens = 0;              // tokens generated (new_tokens × generations)
+  int64_t generations = 1;         // generations of new_tokens inside this one window
   std::optional<double> energy_j;  // J; absent when the meter measures no energy
   double tokens_per_s() const {
     return seconds > 0.0 ? static_cast<double>(tokens) / seconds : 0.0;
@@ -76,6 +81,13 @@ struct Results {
   std::string note;                          // required (non-empty) when basis is unavailable
 };
 
+// report "engine.external": a command measured through the marker protocol (docs/marks.md).
+struct ExternalCommand {
+  std::vector<std::string> command;             // argv as run
+  std::string label;                            // the command's name for this side
+  std::map<std::string, std::string> versions;  // what the command reported ("torch": "2.11")
+};
+
 // report "engine" (and "baseline.engine"): mirrors engine::EngineInfo (see from_engine_info.h).
 struct EngineRecord {
   std::string backend;        // "cpu" | "cuda"
@@ -94,6 +106,7 @@ struct EngineRecord {
   int max_context = 0;       // tokens
   int threads = 0;
   std::string device_name;
+  std::optional<ExternalCommand> external;  // backend "external": the command that ran the model
 };
 
 // One precision's decode measurement: the quantized run at the top level, the FP16 one in

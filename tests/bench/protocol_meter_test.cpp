@@ -6,8 +6,11 @@
 
 #include <algorithm>
 
+#include "core/error.h"
 #include "meter/fake_nvml_env.h"
 #include "meter/nvml_meter.h"
+#include "report/energy_json.h"
+#include "report/validate.h"
 
 namespace ec::bench {
 namespace {
@@ -31,6 +34,8 @@ TEST(ProtocolWithNvmlMeter, IterationsAreAlignedWindowsSplitAtOneSharedEdge) {
   options.iterations = 3;
   options.idle_seconds = 0.0;
   options.quality = false;
+  options.generations_per_window = 1;  // one generation per iteration, the rule off
+  options.min_window_periods = 0.0;
   auto record = run_protocol(options, *meter);
 
   const auto& run = record.run;
@@ -59,6 +64,73 @@ TEST(ProtocolWithNvmlMeter, IterationsAreAlignedWindowsSplitAtOneSharedEdge) {
   double sum = 0.0;
   for (const auto& it : run.iterations) sum += *it.energy_j;
   EXPECT_NEAR(*prefill.energy_j + *decode.energy_j, sum, 1e-6);
+}
+
+// The window rule: each measured iteration holds generations until it lasts the rule's number
+// of counter periods (0.1 s on the fake), each reported with its generations and tokens.
+TEST(ProtocolWithNvmlMeter, TheWindowRuleFillsEachIterationWithGenerations) {
+  json device = {{"name", "Fake H200"},
+                 {"power", json::array({json::array({0, 300})})},
+                 {"counter_period_s", 0.1}};
+  ec::test::FakeNvml fake(json{{"devices", json::array({device})}});
+  std::string reason;
+  auto meter = meter::NvmlMeter::open(ec::test::no_rapl(100.0), &reason);
+  ASSERT_NE(meter, nullptr) << reason;
+
+  RunOptions options;
+  options.precision = engine::Precision::fp16;
+  options.engine.backend = engine::Backend::cpu;
+  options.new_tokens = 4;  // a few ms a generation: the rule needs many
+  options.warmup = 0;
+  options.iterations = 2;
+  options.idle_seconds = 0.0;
+  options.quality = false;
+  options.min_window_periods = 3.0;
+  auto record = run_protocol(options, *meter);
+
+  // (The run itself fails when an iteration is shorter than the rule: see the next test.)
+  EXPECT_EQ(record.protocol.min_window_counter_periods, 3.0);
+  ASSERT_EQ(record.run.iterations.size(), 2u);
+  for (const auto& it : record.run.iterations) {
+    EXPECT_GT(it.generations, 1);
+    EXPECT_EQ(it.tokens, 4 * it.generations);
+  }
+  // Every generation is a prefill and a decode window; their counts say so.
+  const int64_t generations =
+      record.run.iterations[0].generations + record.run.iterations[1].generations;
+  EXPECT_EQ(record.run.phases[0].telemetry["windows"].get<int64_t>(), generations);
+  EXPECT_EQ(record.run.phases[1].telemetry["windows"].get<int64_t>(), generations);
+  auto v = report::validate_report(report::to_json(record), "rule");
+  EXPECT_TRUE(v.ok()) << (v.failures.empty() ? "" : v.failures.front());
+}
+
+TEST(ProtocolWithNvmlMeter, APinnedWindowShorterThanTheRuleFailsTheRun) {
+  json device = {{"name", "Fake H200"},
+                 {"power", json::array({json::array({0, 300})})},
+                 {"counter_period_s", 0.1}};
+  ec::test::FakeNvml fake(json{{"devices", json::array({device})}});
+  std::string reason;
+  auto meter = meter::NvmlMeter::open(ec::test::no_rapl(100.0), &reason);
+  ASSERT_NE(meter, nullptr) << reason;
+
+  RunOptions options;
+  options.precision = engine::Precision::fp16;
+  options.engine.backend = engine::Backend::cpu;
+  options.new_tokens = 4;
+  options.warmup = 0;
+  options.iterations = 1;
+  options.idle_seconds = 0.0;
+  options.quality = false;
+  options.generations_per_window = 1;
+  options.min_window_periods = 100.0;  // 10 s: one generation of 4 tokens never lasts that
+  try {
+    run_protocol(options, *meter);
+    FAIL() << "a window short of the rule was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("under the window rule's 100 energy-counter updates"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

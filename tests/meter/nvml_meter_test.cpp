@@ -105,9 +105,13 @@ TEST(NvmlMeter, ConstantPowerIntegratesExactly) {
   const double tolerance_j = placement_tolerance_j(w, 300.0);
   EXPECT_NEAR(*w.energy_j, 300.0 * w.seconds, tolerance_j) << w.telemetry["counter"].dump();
   ASSERT_TRUE(w.cross_check_energy_j.has_value());
-  EXPECT_EQ(w.cross_check_source, "nvml_power_instant_trapezoid");
-  // Constant power: the trapezoid is exact up to mW rounding.
+  // The driver's sample buffer is the cross-check where the device keeps one; the sampler's
+  // instant power stays beside it. Constant power: both trapezoids are exact up to mW rounding.
+  EXPECT_EQ(w.cross_check_source, "nvml_power_samples_trapezoid");
   EXPECT_NEAR(*w.cross_check_energy_j, 300.0 * w.seconds, 1e-6);
+  EXPECT_NEAR(w.telemetry["power_samples_trapezoid_j"].get<double>(), *w.cross_check_energy_j,
+              1e-9);
+  EXPECT_NEAR(w.telemetry["instant_power_trapezoid_j"].get<double>(), 300.0 * w.seconds, 1e-6);
   EXPECT_NEAR(*w.avg_power_w, 300.0, tolerance_j / w.seconds);
   const auto& t = w.telemetry;
   EXPECT_NEAR(t["counter_vs_cross_check_pct"].get<double>(), 0.0,
@@ -463,7 +467,8 @@ TEST(NvmlMeter, GpuLostMidRunMeansNoEnergyAndNoLongerMeasuring) {
 }
 
 TEST(NvmlMeter, UnsupportedInstantPowerFallsBackToTheLabelledAverage) {
-  FakeNvml fake(script(device({{"unsupported", {"field:186:0", "field:186:2", "field:185:2"}}})));
+  FakeNvml fake(script(device(
+      {{"unsupported", {"field:186:0", "field:186:2", "field:185:2", "nvmlDeviceGetSamples"}}})));
   auto meter = open_meter();
   ASSERT_TRUE(meter);
   auto d = meter->describe();
