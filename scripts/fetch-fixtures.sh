@@ -65,3 +65,17 @@ for entry in "${packages[@]}"; do
   verify "$json"
   echo "fetch-fixtures: extracted $json"
 done
+
+# The test clients (the MCP SDK's client, an OpenAPI validator): `npm ci` installs exactly what
+# tests/js-clients/package-lock.json lists and checks each package against its sha512 there.
+clients="$root/tests/js-clients"
+stamp="$clients/node_modules/.package-lock.json"
+if [[ -f "$stamp" ]] && cmp -s <(sha256sum <"$clients/package-lock.json") "$clients/node_modules/.lock-sum" 2>/dev/null; then
+  echo "fetch-fixtures: tests/js-clients is up to date"
+else
+  command -v npm >/dev/null || die "npm is needed for tests/js-clients (run scripts/install-deps.sh)"
+  echo "fetch-fixtures: npm ci in tests/js-clients"
+  (cd "$clients" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) ||
+    die "npm ci in tests/js-clients failed"
+  sha256sum <"$clients/package-lock.json" >"$clients/node_modules/.lock-sum"
+fi

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/gpu_classes.h"
 #include "core/error.h"
 
 namespace ec::analysis {
@@ -166,10 +167,23 @@ const Curve* CurveSet::find(const std::string& arch, const std::string& precisio
   return nullptr;
 }
 
+double CurveSet::s_cap_for(const std::string& precision) const {
+  auto it = s_caps.find(precision);
+  return it != s_caps.end() ? it->second : s_cap(precision);
+}
+
+std::string CurveSet::label(const std::string& arch) const {
+  auto it = arch_labels.find(arch);
+  return it != arch_labels.end() ? it->second : arch;
+}
+
 CurveSet fit_curves(std::span<const FitPoint> points,
                     const std::map<std::string, std::string>& borrow, size_t min_points) {
   CurveSet set;
   set.borrow = borrow;
+  set.s_caps = {{"NF4", s_cap("NF4")}, {"INT8", s_cap("INT8")}};
+  set.arch_labels = default_arch_labels();
+  set.hardware = default_hardware();
   std::map<std::pair<std::string, std::string>, std::vector<FitPoint>> groups;
   std::map<std::string, std::map<double, std::pair<double, int>>> fp16;
   for (const auto& p : points) {
@@ -182,6 +196,7 @@ CurveSet fit_curves(std::span<const FitPoint> points,
   }
   for (const auto& [arch, sizes] : fp16) {
     for (const auto& [n, acc] : sizes) set.fp16_anchors[arch][n] = acc.first / acc.second;
+    set.fp16_ranges[arch] = {sizes.begin()->first, sizes.rbegin()->first};
   }
   for (auto& [key, pts] : groups) {
     if (pts.size() < min_points) {
@@ -272,18 +287,20 @@ nlohmann::json curves_to_json(const CurveSet& set) {
   using nlohmann::json;
   json out;
   out["model"] = "dE_pct(N) = A - S * (N/Nstar)/(1 + N/Nstar)";
-  out["s_cap"] = {{"NF4", s_cap("NF4")}, {"INT8", s_cap("INT8")}};
+  out["s_cap"] = set.s_caps;
+  out["arch_label"] = set.arch_labels;
   out["borrow"] = set.borrow;
   json curves = json::object();
   for (const auto& c : set.curves) {
     json anchors = json::array();
     for (const auto& a : c.anchors) {
-      anchors.push_back({{"N", a.params_b},
-                         {"dE", std::round(a.delta_pct * 100.0) / 100.0},
-                         {"model", a.model},
-                         {"gpu", a.gpu},
-                         {"n", a.n},
-                         {"source", a.source}});
+      json anchor{{"N", a.params_b},
+                  {"dE", std::round(a.delta_pct * 100.0) / 100.0},
+                  {"model", a.model},
+                  {"gpu", a.gpu},
+                  {"source", a.source}};
+      if (a.n > 0) anchor["n"] = a.n;
+      anchors.push_back(std::move(anchor));
     }
     auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
     curves[c.arch][c.precision] = {{"A", c.fit.params.a},
@@ -322,10 +339,21 @@ nlohmann::json curves_to_json(const CurveSet& set) {
   for (const auto& [arch, sizes] : set.fp16_anchors) {
     json anchors = json::array();
     for (const auto& [n, e] : sizes) anchors.push_back({{"N", n}, {"e_j1k", e}});
-    fp16[arch] = {
-        {"n_min", sizes.begin()->first}, {"n_max", sizes.rbegin()->first}, {"anchors", anchors}};
+    auto range = set.fp16_ranges.find(arch);
+    const bool has_range = range != set.fp16_ranges.end();
+    fp16[arch] = {{"n_min", has_range ? range->second.first : sizes.begin()->first},
+                  {"n_max", has_range ? range->second.second : sizes.rbegin()->first},
+                  {"anchors", anchors}};
   }
   out["fp16_energy"] = fp16;
+  json hardware = json::object();
+  for (const auto& [arch, h] : set.hardware) {
+    hardware[arch] = {{"gpu", h.gpu},
+                      {"mem_bw_gbps", h.mem_bw_gbps},
+                      {"fp16_tflops", h.fp16_tflops},
+                      {"source", h.source}};
+  }
+  out["hardware"] = hardware;
   return out;
 }
 
@@ -371,7 +399,7 @@ CurveSet curves_from_json(const nlohmann::json& j, const std::filesystem::path& 
           fp.delta_pct = need_number(an, "dE", where + ".anchors");
           fp.model = an.value("model", "");
           fp.gpu = an.value("gpu", "");
-          fp.n = an.contains("n") && an["n"].is_number_integer() ? an["n"].get<int64_t>() : 1;
+          fp.n = an.contains("n") && an["n"].is_number_integer() ? an["n"].get<int64_t>() : 0;
           if (an.contains("source") && an["source"].is_string()) fp.source = an["source"];
           c.anchors.push_back(std::move(fp));
         }
@@ -381,11 +409,44 @@ CurveSet curves_from_json(const nlohmann::json& j, const std::filesystem::path& 
   }
   if (j.contains("fp16_energy") && j["fp16_energy"].is_object()) {
     for (auto a = j["fp16_energy"].begin(); a != j["fp16_energy"].end(); ++a) {
-      if (!a.value().contains("anchors")) continue;
-      for (const auto& an : a.value()["anchors"]) {
-        set.fp16_anchors[a.key()][need_number(an, "N", "fp16_energy." + a.key())] =
-            need_number(an, "e_j1k", "fp16_energy." + a.key());
+      if (!a.value().is_object() || !a.value().contains("anchors") ||
+          !a.value()["anchors"].is_array()) {
+        continue;
       }
+      const std::string where = "fp16_energy." + a.key();
+      std::map<double, double> sizes;
+      for (const auto& an : a.value()["anchors"]) {
+        sizes[need_number(an, "N", where)] = need_number(an, "e_j1k", where);
+      }
+      if (sizes.empty()) continue;
+      set.fp16_anchors[a.key()] = sizes;
+      set.fp16_ranges[a.key()] = {
+          a.value().contains("n_min") ? need_number(a.value(), "n_min", where)
+                                      : sizes.begin()->first,
+          a.value().contains("n_max") ? need_number(a.value(), "n_max", where)
+                                      : sizes.rbegin()->first};
+    }
+  }
+  if (j.contains("s_cap") && j["s_cap"].is_object()) {
+    for (auto it = j["s_cap"].begin(); it != j["s_cap"].end(); ++it) {
+      set.s_caps[it.key()] = need_number(j["s_cap"], it.key().c_str(), "s_cap");
+    }
+  }
+  if (j.contains("arch_label") && j["arch_label"].is_object()) {
+    for (auto it = j["arch_label"].begin(); it != j["arch_label"].end(); ++it) {
+      if (it.value().is_string()) set.arch_labels[it.key()] = it.value().get<std::string>();
+    }
+  }
+  if (j.contains("hardware") && j["hardware"].is_object()) {
+    for (auto it = j["hardware"].begin(); it != j["hardware"].end(); ++it) {
+      const std::string where = "hardware." + it.key();
+      const auto& h = it.value();
+      GpuSpec spec;
+      spec.gpu = h.value("gpu", "");
+      spec.source = h.value("source", "");
+      spec.mem_bw_gbps = need_number(h, "mem_bw_gbps", where);
+      spec.fp16_tflops = need_number(h, "fp16_tflops", where);
+      set.hardware[it.key()] = std::move(spec);
     }
   }
   return set;

@@ -27,7 +27,7 @@ struct FitPoint {
   double params_b = 0.0;
   double delta_pct = 0.0;
   double fp16_energy_j_per_1k_tok = 0.0;  // 0 when unknown
-  int64_t n = 1;                          // trials behind the point
+  int64_t n = 1;                          // trials behind the point; 0 when a file did not say
   std::string source;                     // the session, or the measured.csv file and line
 };
 
@@ -84,14 +84,29 @@ struct RefusedCurve {
 // resid_std (0 with as many points as free parameters) would promise an accuracy nobody measured.
 inline constexpr size_t kCurveParameters = 3;
 
+// A class's datasheet figures, used only by the optimizer's modelled roofline latency.
+struct GpuSpec {
+  std::string gpu;
+  double mem_bw_gbps = 0.0;
+  double fp16_tflops = 0.0;
+  std::string source;
+};
+
 struct CurveSet {
   std::vector<Curve> curves;  // sorted by (arch, precision)
   std::vector<RefusedCurve> refused;
   std::map<std::string, std::string> borrow;
   // FP16 J/1k tok per arch and size: the mean over every point at that size.
   std::map<std::string, std::map<double, double>> fp16_anchors;
+  // The measured size range of each class's FP16 anchors (n_min, n_max).
+  std::map<std::string, std::pair<double, double>> fp16_ranges;
+  std::map<std::string, double> s_caps;            // per precision; s_cap() where absent
+  std::map<std::string, std::string> arch_labels;  // "ada" → "Ada (RTX 4090/4090D)"
+  std::map<std::string, GpuSpec> hardware;         // per class; absent → no latency model
 
   const Curve* find(const std::string& arch, const std::string& precision) const;
+  double s_cap_for(const std::string& precision) const;
+  std::string label(const std::string& arch) const;  // the class's label, or its name
 };
 
 // Classes with fewer than `min_points` points are not fitted but listed in `refused`; pass 1 to
@@ -114,8 +129,9 @@ std::vector<FitPoint> fit_points_from_runs(std::span<const store::RunRow> rows, 
                                            const std::set<std::string>& accept = {});
 
 // curves.json in the original's layout (curves → arch → precision → A, S, Nstar, resid_std, n_min,
-// n_max, crossover_b, anchors, loo_mae), plus our fields (n_points, nstar_fixed, loo_coverage95,
-// each anchor's source, fp16_energy, borrowed, refused). The original's estimator reads it
+// n_max, crossover_b, anchors, loo_mae; s_cap, arch_label, borrow, fp16_energy, hardware), plus our
+// fields (n_points, nstar_fixed, loo_coverage95, each anchor's source, borrowed, refused). The
+// original's estimator reads it
 // unchanged.
 nlohmann::json curves_to_json(const CurveSet& set);
 CurveSet curves_from_json(const nlohmann::json& j, const std::filesystem::path& path);

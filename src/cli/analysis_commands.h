@@ -22,6 +22,7 @@ void add_aggregate_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
 void add_estimate_command(CLI::App& app);
+void add_optimize_command(CLI::App& app);
 void add_check_regression_command(CLI::App& app);
 void add_sessions_command(CLI::App& app);
 

@@ -23,10 +23,12 @@ namespace ec::cli {
 
 void add_serve_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "serve", "Serve the report site and GET /v1/estimate, /v1/curves (JSON) on localhost");
+      "serve",
+      "Serve the report site and the JSON API (/v1/estimate, /v1/optimize, /v1/architectures, "
+      "/openapi.json) on localhost");
   struct Options {
     std::vector<std::string> paths;
-    std::string db, curves, host = "127.0.0.1";
+    std::string db, curves, compat, host = "127.0.0.1";
     int port = 8080;
     bool force = false;
   };
@@ -41,6 +43,9 @@ void add_serve_command(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--host", o->host, "Address to listen on (default 127.0.0.1: this machine only)");
   cmd->add_flag("--force", o->force, "Fit over sessions whose version stacks differ");
+  cmd->add_option("--compat", o->compat,
+                  "'original': answer every request as the original service does (docs/api.md)")
+      ->check(CLI::IsMember({"original", "none"}));
   cmd->callback([o] {
     site::SiteSources sources;
     for (const auto& p : o->paths) sources.paths.emplace_back(p);
@@ -64,10 +69,13 @@ void add_serve_command(CLI::App& app) {
     serve::ServeOptions options;
     options.host = o->host;
     options.port = o->port;
+    options.api.compat_original = o->compat == "original";
     serve::SiteServer server(std::move(files), std::move(input.curves), options);
     const int port = server.bind();
-    fmt::print("serving the report site on http://{}:{}/ (API: /v1/estimate, /v1/curves)\n",
-               o->host, port);
+    fmt::print(
+        "serving the report site on http://{}:{}/ (API: /v1/estimate, /v1/optimize, "
+        "/v1/architectures, /openapi.json)\n",
+        o->host, port);
     std::fflush(stdout);
     std::thread waiter([&server, signals] {
       int sig = 0;

@@ -31,10 +31,12 @@ int main(int argc, char** argv) {
   ec::cli::add_compare_command(app);
   ec::cli::add_fit_command(app);
   ec::cli::add_estimate_command(app);
+  ec::cli::add_optimize_command(app);
   ec::cli::add_check_regression_command(app);
   ec::cli::add_sessions_command(app);
   ec::cli::add_sweep_command(app);
   ec::cli::add_site_command(app);
+  ec::cli::add_mcp_command(app);
 #ifdef EC_HAVE_SERVE
   ec::cli::add_serve_command(app);
 #endif

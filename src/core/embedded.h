@@ -17,6 +17,9 @@ std::string_view energy_schema();
 // ec_analysis); the curves `estimate` and `check-regression` use when given none.
 std::string_view published_curves();
 
+// data/api/openapi.json: the API's OpenAPI 3 description (linked into ec_api).
+std::string_view openapi_json();
+
 // One file of an embedded folder: its path relative to the folder and its bytes.
 struct EmbeddedFile {
   std::string_view path;

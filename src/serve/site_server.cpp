@@ -1,10 +1,11 @@
-// The serve routes: /v1/estimate, /v1/curves, the site files; JSON errors for every refusal.
+// The serve routes: the API (serve/api_routes.h), the site files; JSON errors for every refusal.
 #include "serve/site_server.h"
 
 #include <httplib.h>
 
+#include "api/api.h"
 #include "core/error.h"
-#include "serve/api.h"
+#include "serve/api_routes.h"
 
 namespace ec::serve {
 namespace {
@@ -21,7 +22,7 @@ std::string content_type(const std::string& path) {
   return "application/octet-stream";
 }
 
-void send_json(httplib::Response& res, const ApiResponse& r) {
+void send_json(httplib::Response& res, const api::ApiResponse& r) {
   res.status = r.status;
   res.set_content(r.body.dump(2) + "\n", "application/json");
 }
@@ -33,7 +34,7 @@ const char* reason(int status) {
     case 404:
       return "not found";
     case 405:
-      return "method not allowed: only GET and HEAD";
+      return "method not allowed: GET and HEAD (and POST on the API)";
     case 413:
       return "request body too large";
     case 414:
@@ -68,27 +69,23 @@ void SiteServer::routes() {
   s.set_keep_alive_timeout(5);
   s.set_keep_alive_max_count(100);
 
-  s.Get("/v1/estimate", [this](const httplib::Request& req, httplib::Response& res) {
-    QueryParams params(req.params.begin(), req.params.end());
-    send_json(res, estimate_request(curves_, params));
-  });
-  s.Get("/v1/curves", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!req.params.empty()) {
-      send_json(res, api_error(400, "/v1/curves takes no query parameters"));
+  add_api_routes(s, curves_, options_.api);
+  // A browser asks for HTML and gets the site; an API client gets the endpoint list, as from the
+  // original service.
+  s.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
+    if (req.get_header_value("Accept").find("text/html") == std::string::npos) {
+      answer_api(curves_, options_.api, req, res);
       return;
     }
-    send_json(res, curves_request(curves_));
-  });
-  s.Get("/v1/.*", [](const httplib::Request& req, httplib::Response& res) {
-    send_json(res, api_error(404, "no such endpoint '" + req.path.substr(0, 60) +
-                                      "' (endpoints: /v1/estimate, /v1/curves)"));
+    res.set_header("Cache-Control", "no-cache");
+    res.set_content(files_.at("index.html"), "text/html; charset=utf-8");
   });
   s.Get("/.*", [this](const httplib::Request& req, httplib::Response& res) {
     std::string path = req.path.substr(1);
     if (path.empty() || path.ends_with("/")) path += "index.html";
     auto it = files_.find(path);
     if (it == files_.end()) {
-      send_json(res, api_error(404, "not found"));
+      send_json(res, api::api_error(404, "not found"));
       return;
     }
     res.set_header("Cache-Control", "no-cache");
@@ -96,20 +93,19 @@ void SiteServer::routes() {
   });
   // Any other method: refused before the body matters.
   auto refuse = [](const httplib::Request&, httplib::Response& res) {
-    send_json(res, api_error(405, reason(405)));
+    send_json(res, api::api_error(405, reason(405)));
   };
-  s.Post("/.*", refuse);
+  s.Post("/.*", refuse);  // POST is the API's only (/v1/estimate, /v1/optimize)
   s.Put("/.*", refuse);
   s.Delete("/.*", refuse);
   s.Patch("/.*", refuse);
-  s.Options("/.*", refuse);
 
   s.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
     res.set_header("X-Content-Type-Options", "nosniff");
   });
   // Refusals made by httplib itself (413, 414, 400 for bad request lines) get a JSON body too.
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty()) send_json(res, api_error(res.status, reason(res.status)));
+    if (res.body.empty()) send_json(res, api::api_error(res.status, reason(res.status)));
   });
   s.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
@@ -120,7 +116,7 @@ void SiteServer::routes() {
           what = e.what();
         } catch (...) {
         }
-        send_json(res, api_error(500, what));
+        send_json(res, api::api_error(500, what));
       });
 }
 

@@ -1,5 +1,6 @@
 // An HTTP server for the report site (from memory) and the /v1 API, with limits on what a request
-// may be: payload, URI and header length (cpp-httplib's 8 KiB), timeouts, GET/HEAD only.
+// may be: payload, URI and header length (cpp-httplib's 8 KiB), timeouts, GET/HEAD (POST on the
+// API's estimate and optimize).
 #pragma once
 
 #include <memory>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "analysis/fit.h"
+#include "api/api.h"
 #include "site/site_builder.h"
 
 namespace httplib {
@@ -18,7 +20,8 @@ namespace ec::serve {
 struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                  // 0: any free port (bind() says which)
-  size_t max_payload_bytes = 4096;  // the API takes no body; anything larger is refused with 413
+  size_t max_payload_bytes = 4096;  // the API's JSON bodies are small; larger is refused with 413
+  api::ApiOptions api;              // compat=original for every request (`serve --compat`)
 };
 
 class SiteServer {

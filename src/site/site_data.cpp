@@ -2,6 +2,8 @@
 // src/analysis, this file only arranges them for the pages.
 #include "site/site_data.h"
 
+#include "analysis/estimate.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -227,6 +229,8 @@ json site_data(const SiteInput& input, const std::string& generated_utc) {
                    {"sessions", by_session.size()}};
   out["curves"] = input.curves ? analysis::curves_to_json(*input.curves) : json(nullptr);
   out["curves_source"] = input.curves_source;
+  // The estimate page and the overview's curves read these rows; the browser computes nothing.
+  out["estimates"] = input.curves ? analysis::estimate_tables(*input.curves) : json(nullptr);
   out["problems"] = input.problems;
   out["warnings"] = input.warnings;
   return out;

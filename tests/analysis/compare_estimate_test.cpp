@@ -142,32 +142,69 @@ CurveSet published_curves() {
       read_measured_csv(CsvTable::read(test::fixture("original/measured.csv")), problems));
 }
 
-TEST(Estimate, BasisBandAndAbsoluteEnergy) {
+EstimateInput input(double n, std::string arch, std::string precision, double batch = 1,
+                    double ctx = 2048) {
+  EstimateInput in;
+  in.params_b = n;
+  in.arch = std::move(arch);
+  in.precision = std::move(precision);
+  in.batch = batch;
+  in.ctx = ctx;
+  return in;
+}
+
+TEST(Estimate, MeasuredAnchorsFirstThenTheCurve) {
   const CurveSet curves = published_curves();
   const Curve& ada = *curves.find("ada", "NF4");
-  // Inside 0.5–7 B: interpolated; band 1.96·max(resid_std, 2).
-  const Estimate in = estimate(curves, 7.0, "ada", "NF4");
-  EXPECT_EQ(in.basis, "interpolated");
-  EXPECT_NEAR(in.delta_pct, curve_value(ada.fit.params, 7.0), 1e-9);
-  EXPECT_NEAR(in.band_high - in.delta_pct, 1.959964 * ada.fit.resid_std, 1e-6);
-  // FP16 anchor at 7 B on ada: 5467.88 J/1k tok (one row).
-  ASSERT_TRUE(in.energy_j_per_1k_tok.has_value());
-  EXPECT_NEAR(*in.energy_j_per_1k_tok, 5467.88 * (1 + in.delta_pct / 100), 1e-6);
+  // 3 B on ada NF4 was measured on two cards (+0.76 % and +25.22 %): their mean, the band half
+  // their spread, and medium confidence (they disagree by more than 10 points).
+  const Estimate measured = estimate(curves, input(3.0, "ada", "NF4"));
+  EXPECT_EQ(measured.basis, "measured");
+  EXPECT_DOUBLE_EQ(measured.delta_pct, 13.0);
+  EXPECT_NEAR(measured.ci_high - 12.99, 1.96 * std::max(ada.fit.resid_std / 2, 24.46 / 2), 0.06);
+  EXPECT_EQ(measured.confidence, "medium");
+  EXPECT_EQ(measured.notes.size(), 1u);  // the two cards disagree (one of them replicated)
+  // FP16 measured at 3 B on ada: the absolute energy follows.
+  ASSERT_TRUE(measured.fp16 && measured.energy_j_per_1k_tok);
+  EXPECT_EQ(measured.fp16->basis, "measured");
 
-  // 14 B is beyond 7 B: extrapolated, band widened by (base + 4)·1.2·ln(14/7).
-  const Estimate out = estimate(curves, 14.0, "ada", "NF4");
-  EXPECT_EQ(out.basis, "extrapolated");
+  // 2 B lies between measured sizes: the curve, interpolated; band 1.96·max(resid_std, 2).
+  const Estimate between = estimate(curves, input(2.0, "ada", "NF4"));
+  EXPECT_EQ(between.basis, "interpolated");
+  EXPECT_NEAR(between.delta_pct, curve_value(ada.fit.params, 2.0), 0.05);
+  EXPECT_EQ(between.fp16->basis, "interpolated");
+
+  // 14 B is beyond 7 B: estimated, band widened by (base + 4)·1.2·ln(14/7).
+  const Estimate out = estimate(curves, input(14.0, "ada", "NF4"));
+  EXPECT_EQ(out.basis, "estimated");
   const double base = ada.fit.resid_std;
   const double extrap = (base + 4) * 1.2 * std::log(2.0);
-  EXPECT_NEAR(out.band_high - out.delta_pct, 1.959964 * std::hypot(base, extrap), 1e-6);
-  EXPECT_FALSE(out.energy_j_per_1k_tok.has_value());
+  EXPECT_NEAR(out.ci_high - out.delta_pct, 1.96 * std::hypot(base, extrap), 0.1);
 
-  // Hopper has no data: ampere's shape, flagged borrowed, +10 pp in quadrature.
-  const Estimate h = estimate(curves, 9.0, "hopper", "NF4");
-  EXPECT_EQ(h.basis, "borrowed");
+  // Hopper has no data: ampere's shape, +10 points in quadrature, low confidence, no FP16 energy.
+  const Estimate h = estimate(curves, input(9.0, "hopper", "NF4"));
+  EXPECT_EQ(h.basis, "estimated");
   EXPECT_EQ(h.arch_used, "ampere");
-  EXPECT_THROW(estimate(curves, 7.0, "volta", "NF4"), Error);
-  EXPECT_THROW(estimate(curves, 7.0, "turing", "INT8"), Error);
+  EXPECT_EQ(h.confidence, "low");
+  EXPECT_FALSE(h.fp16.has_value());
+  EXPECT_THROW(estimate(curves, input(7.0, "volta", "NF4")), Error);
+  EXPECT_THROW(estimate(curves, input(7.0, "turing", "INT8")), Error);
+}
+
+TEST(Estimate, BatchAndContextShrinkSavingsOnlyAndSaySo) {
+  const CurveSet curves = published_curves();
+  const Estimate base = estimate(curves, input(7.0, "turing", "NF4"));
+  ASSERT_LT(base.delta_pct, 0);
+  const Estimate batched = estimate(curves, input(7.0, "turing", "NF4", 9, 2048));
+  EXPECT_TRUE(batched.modelled);
+  EXPECT_NEAR(batched.delta_pct, base.delta_pct / 2, 0.1);  // batch 9: half the savings
+  EXPECT_EQ(batched.confidence, "medium");
+  EXPECT_FALSE(batched.energy_j_per_1k_tok.has_value());  // a modelled ΔE gives no joules
+  // A cost is never made larger: INT8 on ada costs energy, and batch leaves it as it was.
+  const Estimate cost = estimate(curves, input(7.0, "ada", "INT8"));
+  const Estimate cost_batched = estimate(curves, input(7.0, "ada", "INT8", 32, 32768));
+  EXPECT_DOUBLE_EQ(cost.delta_pct, cost_batched.delta_pct);
+  EXPECT_GT(cost_batched.ci_high - cost_batched.ci_low, cost.ci_high - cost.ci_low);
 }
 
 TEST(CheckRegression, AnchorsFirstAndRefusesNonMeasured) {

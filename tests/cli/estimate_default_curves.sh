@@ -28,15 +28,15 @@ for args in "--params-b 7 --arch ada --precision INT8" "--params-b 0.5 --arch tu
   expect_status 0 "$EC" estimate $args --format json --curves "$SRC/data/curves/published-curves.json"
   cmp -s "$WORK/out" "$WORK/builtin.json" && ok || bad "estimate $args: built-in and named curves differ"
 done
-# The published ada INT8 curve at 7B: A − S·x/(1+x) with x = 7/1.4423 → about 64 %.
-expect_status 0 "$EC" estimate --params-b 7 --arch ada --precision INT8 --format json
+# 5B was not measured on ada: the published ada INT8 curve, A − S·x/(1+x) with x = 5/1.4423, to 0.1.
+expect_status 0 "$EC" estimate --params-b 5 --arch ada --precision INT8 --format json
 python3 -c "
 import json,sys
 rows=json.load(open('$WORK/out'))
 row=rows[0] if isinstance(rows,list) else rows
 v=[x for k,x in row.items() if 'delta' in k.lower() or k.lower() in ('de_pct','estimate_pct','dE_pct')]
-x=7/1.4422853156108615; want=291.89448843267223-274.52854366384764*x/(1+x)
-sys.exit(0 if any(isinstance(a,(int,float)) and abs(a-want)<0.05 for a in v) else 1)" && ok || bad "ada INT8 7B estimate is not the published curve's value: $(cat "$WORK/out")"
+x=5/1.4422853156108615; want=291.89448843267223-274.52854366384764*x/(1+x)
+sys.exit(0 if any(isinstance(a,(int,float)) and abs(a-want)<=0.05 for a in v) else 1)" && ok || bad "ada INT8 5B estimate is not the published curve's value: $(cat "$WORK/out")"
 
 # 3. Names in any case, and GPU names for their architecture: the same answer as the family's.
 expect_status 0 "$EC" estimate --params-b 7 --arch hopper --precision NF4 --format json

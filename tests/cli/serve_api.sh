@@ -21,8 +21,17 @@ expect_code() {
   if [ "$got" = "$want" ]; then ok; else bad "expected $want, got $got: $1 $(head -c 200 "$WORK/body")"; fi
 }
 
-expect_code 200 "$URL/"
+expect_code 200 "$URL/" -H "Accept: text/html"
 expect_in "$WORK/body" "<title>"
+expect_code 200 "$URL/"
+expect_in "$WORK/body" '"ecocompute-estimator"'
+expect_code 200 "$URL/v1/architectures"
+expect_in "$WORK/body" '"borrows_from"'
+expect_code 200 "$URL/v1/optimize?params_b=7&arch=ada&max_vram_gb=16"
+expect_in "$WORK/body" '"recommended"'
+expect_code 200 "$URL/v1/estimate" -X POST -H 'Content-Type: application/json' -d '{"q": "13B on A100 int8 batch 32"}'
+expect_in "$WORK/body" '"modelled": true'
+expect_code 204 "$URL/v1/estimate" -X OPTIONS
 expect_code 200 "$URL/estimate.html"
 expect_code 200 "$URL/data/site-data.js"
 expect_code 200 "$URL/v1/curves"
@@ -35,8 +44,8 @@ for q in "7 ada NF4" "0.5 ada INT8" "13 blackwell NF4" "70 hopper INT8" "2.2 tur
   "$EC" estimate --params-b "$1" --arch "$2" --precision "$3" --curves "$WORK/curves.json" --format json >"$WORK/cli.json"
   if python3 - "$WORK/body" "$WORK/cli.json" <<'PY'
 import json, sys
-api = json.load(open(sys.argv[1])); cli = json.load(open(sys.argv[2]))[0]
-bad = [k for k, v in cli.items() if api.get(k) != v]
+api = json.load(open(sys.argv[1])); cli = json.load(open(sys.argv[2]))
+bad = [k for k in set(api) | set(cli) if api.get(k) != cli.get(k)]
 sys.exit(1 if bad else 0) if not bad else (print("differ:", bad, api, cli), sys.exit(1))
 PY
   then ok; else bad "API and CLI differ for $q"; fi
@@ -51,7 +60,9 @@ for q in "params_b=abc&arch=ada&precision=NF4" "arch=ada&precision=NF4" "params_
 done
 expect_code 404 "$URL/v1/nothing"
 expect_code 404 "$URL/../../etc/passwd" --path-as-is
-expect_code 405 "$URL/v1/estimate" -X POST -d '{}'
+expect_code 400 "$URL/v1/estimate" -X POST -d '{}'
+expect_code 405 "$URL/v1/architectures" -X POST -d '{}'
+expect_code 405 "$URL/index.html" -X POST -d '{}'
 head -c 100000 /dev/zero | tr '\0' x >"$WORK/big"
 expect_code 413 "$URL/v1/estimate" -X POST --data-binary "@$WORK/big"
 expect_code 414 "$URL/v1/estimate?params_b=$(head -c 10000 /dev/zero | tr '\0' 7)&arch=ada&precision=NF4"
@@ -60,7 +71,7 @@ case "$code" in 4*) ok ;; *) bad "a 12 kB header got $code" ;; esac
 
 # Still serving, and correctly.
 expect_code 200 "$URL/v1/estimate?params_b=7&arch=ada&precision=NF4"
-expect_in "$WORK/body" '"delta_pct": -20.47'
+expect_in "$WORK/body" '"delta_pct": -28.5'
 kill -TERM $PID
 wait $PID; rc=$?
 [ "$rc" -eq 0 ] && ok || bad "serve exited $rc on SIGTERM"

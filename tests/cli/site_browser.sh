@@ -47,8 +47,12 @@ for i, (n, arch, prec) in enumerate([("7", "ada", "NF4"), ("0.5", "ada", "INT8")
                                       ("70", "hopper", "INT8"), ("3.0", "turing", "NF4"), ("1.1", "ampere", "NF4")]):
     rc, out, err = cli("estimate", "--params-b", n, "--arch", arch, "--precision", prec)
     assert rc == 0, err
-    row = json.loads(out)
-    ests.append({"params_b": n, "arch": arch, "precision": prec, "expect": row[0] if isinstance(row, list) else row,
+    e = json.loads(out)
+    row = {"params_b": e["input"]["params_b"], "arch": e["input"]["arch"], "precision": e["input"]["precision"],
+           "delta_pct": e["delta_pct"], "ci_low": e["ci"][0], "ci_high": e["ci"][1], "basis": e["basis"],
+           "confidence": e["confidence"], "recommendation": e["recommendation"],
+           "energy_j_per_1k_tok": e["energy_j_per_1k_tok"]}
+    ests.append({"params_b": n, "arch": arch, "precision": prec, "expect": row,
                  "screenshot": "estimate-hopper-int8-70b.png" if arch == "hopper" else None})
 json.dump({"bases": [], "pages": ["index.html", "measured.html", "sessions.html", "method.html",
                                     "replications.html", "estimate.html"],

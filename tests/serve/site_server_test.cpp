@@ -47,7 +47,10 @@ class ServerTest : public ::testing::Test {
     auto r = c.Get("/v1/estimate?params_b=7&arch=ada&precision=NF4");
     ASSERT_TRUE(r) << httplib::to_string(r.error());
     ASSERT_EQ(r->status, 200) << r->body;
-    EXPECT_DOUBLE_EQ(nlohmann::json::parse(r->body)["delta_pct"].get<double>(), -20.47);
+    const auto body = nlohmann::json::parse(r->body);
+    EXPECT_EQ(body["basis"], "measured");  // 7B NF4 was measured on ada: the anchor, to 0.1
+    EXPECT_DOUBLE_EQ(body["delta_pct"].get<double>(), -28.5);
+    EXPECT_EQ(r->get_header_value("Access-Control-Allow-Origin"), "*");
   }
 
   std::unique_ptr<SiteServer> server_;
@@ -57,10 +60,12 @@ class ServerTest : public ::testing::Test {
 
 TEST_F(ServerTest, ServesSiteApiAndJsonErrors) {
   auto c = client();
-  auto page = c.Get("/");
+  auto page = c.Get("/", {{"Accept", "text/html,application/xhtml+xml"}});  // a browser
   ASSERT_TRUE(page);
   EXPECT_EQ(page->status, 200);
   EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  auto index = c.Get("/");  // an API client: the endpoint list
+  EXPECT_EQ(nlohmann::json::parse(index->body)["service"], "ecocompute-estimator");
   EXPECT_EQ(c.Get("/assets/site.css")->get_header_value("Content-Type"), "text/css; charset=utf-8");
   auto missing = c.Get("/nope.html");
   EXPECT_EQ(missing->status, 404);
@@ -70,23 +75,25 @@ TEST_F(ServerTest, ServesSiteApiAndJsonErrors) {
   EXPECT_TRUE(nlohmann::json::parse(curves->body)["curves"].contains("ada"));
   EXPECT_EQ(c.Get("/v1/curves?x=1")->status, 400);
   EXPECT_EQ(c.Get("/v1/other")->status, 404);
-  auto post = c.Post("/v1/estimate", "{}", "application/json");
-  EXPECT_EQ(post->status, 405);
+  EXPECT_EQ(c.Post("/v1/estimate", "{}", "application/json")->status, 400);  // no size
+  auto post = c.Post("/v1/estimate", R"({"params_b": 7, "arch": "ada"})", "application/json");
+  EXPECT_EQ(post->status, 200);
+  EXPECT_EQ(c.Post("/index.html", "{}", "application/json")->status, 405);
+  auto preflight = c.Options("/v1/optimize");
+  EXPECT_EQ(preflight->status, 204);
+  EXPECT_EQ(preflight->get_header_value("Access-Control-Allow-Methods"), "GET, POST, OPTIONS");
+  EXPECT_EQ(c.Get("/openapi.json")->status, 200);
   expect_good_estimate(c);
 }
 
 TEST_F(ServerTest, HammeredWithBadRequestsKeepsServing) {
   std::mt19937 rng(2024);
-  const std::vector<std::string> bad_queries{"params_b=abc&arch=ada&precision=NF4",
-                                             "params_b=&arch=ada&precision=NF4",
-                                             "params_b=7&arch=volta&precision=NF4",
-                                             "arch=ada&precision=NF4",
-                                             "params_b=7&arch=ada",
-                                             "params_b=-1&arch=ada&precision=NF4",
-                                             "params_b=nan&arch=ada&precision=NF4",
-                                             "params_b=7&arch=ada&precision=NF4&params_b=8",
-                                             "params_b=%00&arch=ada&precision=NF4",
-                                             "params_b=1e999&arch=%ff%fe&precision=NF4"};
+  const std::vector<std::string> bad_queries{
+      "params_b=abc&arch=ada&precision=NF4", "params_b=&arch=ada&precision=NF4",
+      "params_b=7&arch=volta&precision=NF4", "arch=ada&precision=NF4",
+      "params_b=7&arch=ada&precision=FP8",   "params_b=-1&arch=ada&precision=NF4",
+      "params_b=nan&arch=ada&precision=NF4", "params_b=7&arch=ada&precision=NF4&params_b=8",
+      "params_b=%00&arch=ada&precision=NF4", "params_b=1e999&arch=%ff%fe&precision=NF4"};
   std::uniform_int_distribution<int> kind(0, 4);
   int good = 0, refused = 0;
   auto c = std::make_unique<httplib::Client>(client());

@@ -43,7 +43,7 @@
     EC.el("ul", {},
       EC.el("li", {}, `Bounds: A ∈ [−50, max ΔE + 50]; S ∈ [0, S_cap + max(0, max ΔE)] with S_cap = ${Object.entries(c.s_cap || {}).map(([k, v]) => k + " " + v).join(", ")}; N* ∈ [0.1, 200] B. Fewer than 3 points: N* fixed at the median size.`),
       EC.el("li", {}, "Residual SD = √(mean residual²); leave-one-out mean absolute error for 4 or more points."),
-      EC.el("li", {}, "Estimate: ΔE from the curve (never below −S_cap); 95 % band ΔE ± 1.96·σ, σ² = base² + extrap² + borrowed², base = max(residual SD, 2), extrap = (base + 4)·1.2·|ln(N / nearest end of the measured range)|, borrowed = 10 points. Inside the measured sizes the basis is interpolated, outside extrapolated."),
+      EC.el("li", {}, "Estimate: at a measured size, the mean of the class's measurements (basis measured, 95 % range at least half the cards' spread); elsewhere ΔE from the curve (never below −S_cap), 95 % range ΔE ± 1.96·σ, σ² = base² + extrap² + borrowed², base = max(residual SD, 2), extrap = (base + 4)·1.2·|ln(N / nearest end of the measured range)|, borrowed = 10 points; interpolated inside the measured sizes, estimated outside or when borrowed. The pages show the command line's answers, precomputed at a table of sizes (docs/api.md)."),
       EC.el("li", {}, "Borrowed classes (no measurements of their own): " + (Object.entries(c.borrow || {}).map(([to, from]) => `${to} ← ${from}`).join(", ") || "none") + "."),
       EC.el("li", {}, "Regression check (replications page, `ecocompute check-regression`): a measured report is compared with the mean of the same-size fit points of its class when there are any, else with the curve; band ± k·residual SD (k = 2 by default): above it a regression, below it an improvement, inside it within.")));
 })();

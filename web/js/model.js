@@ -1,6 +1,6 @@
-// The numbers the pages compute themselves, ported line for line from src/analysis so the browser
-// and the command line agree: the size curve, `ecocompute estimate`, reading an energy.json
-// (import_report.cpp) and `ecocompute check-regression` (estimate.cpp).
+// The numbers the pages need: estimates looked up in the C++ estimator's precomputed rows; reading an
+// energy.json (import_report.cpp) and `ecocompute check-regression` (estimate.cpp), ported line for
+// line so a report chosen in the browser is graded as the command line grades it.
 "use strict";
 (function () {
   const EC = window.EC;
@@ -29,58 +29,10 @@
   };
   const classes = (curves) => M.curveList(curves).map((c) => c.arch + "/" + c.precision).join(", ");
 
-  // analysis::estimate
-  M.estimate = function (curves, paramsB, arch, precision) {
-    if (!(paramsB > 0)) throw new Error(`--params-b must be a positive number of billions, got ${paramsB}`);
-    const e = { notes: [] };
-    let c = M.find(curves, arch, precision);
-    let borrowed = false;
-    if (!c) {
-      const from = curves.borrow && curves.borrow[arch];
-      if (from) c = M.find(curves, from, precision);
-      if (!c) throw new Error(`no curve for ${arch} ${precision} (curves: ${classes(curves)})`);
-      borrowed = true;
-      e.notes.push(`no measurements for '${arch}': shape borrowed from '${c.arch}', an estimate`);
-    }
-    e.arch_used = c.arch;
-    e.delta_pct = Math.max(M.curveValue(c, paramsB), -M.sCap(precision));
-    let distance = 0.0;
-    if (paramsB < c.n_min) distance = Math.log(c.n_min / paramsB);
-    if (paramsB > c.n_max) distance = Math.log(paramsB / c.n_max);
-    e.basis = borrowed ? "borrowed" : distance > 0 ? "extrapolated" : "interpolated";
-    if (distance > 0) e.notes.push(`outside the measured range ${EC.g(c.n_min)}–${EC.g(c.n_max)} B: extrapolated`);
-    const base = Math.max(c.resid_std, 2.0);
-    const extrap = (base + 4.0) * distance * 1.2;
-    const borrowTerm = borrowed ? 10.0 : 0.0;
-    const sigma = Math.sqrt(base * base + extrap * extrap + borrowTerm * borrowTerm);
-    e.band_low = Math.max(e.delta_pct - Z95 * sigma, -M.sCap(precision));
-    e.band_high = e.delta_pct + Z95 * sigma;
-    e.fp16_energy_j_per_1k_tok = null;
-    e.energy_j_per_1k_tok = null;
-    const fp16 = curves.fp16_energy && curves.fp16_energy[c.arch];
-    for (const a of (fp16 && fp16.anchors) || []) {
-      if (Math.abs(a.N - paramsB) < 1e-6) {
-        e.fp16_energy_j_per_1k_tok = a.e_j1k;
-        e.energy_j_per_1k_tok = a.e_j1k * (1.0 + e.delta_pct / 100.0);
-      }
-    }
-    if (e.energy_j_per_1k_tok === null) e.notes.push("no FP16 anchor at this size: no absolute J/1k tok");
-    return e;
-  };
-
-  // analysis::estimate_table's row: what `ecocompute estimate --format json` prints.
-  M.estimateRow = (e, paramsB, precision) => ({
-    params_b: paramsB,
-    arch: e.arch_used,
-    precision: precision,
-    delta_pct: EC.r2(e.delta_pct),
-    band_low: EC.r2(e.band_low),
-    band_high: EC.r2(e.band_high),
-    basis: e.basis,
-    fp16_energy_j_per_1k_tok: e.fp16_energy_j_per_1k_tok === null ? null : EC.r2(e.fp16_energy_j_per_1k_tok),
-    energy_j_per_1k_tok: e.energy_j_per_1k_tok === null ? null : EC.r2(e.energy_j_per_1k_tok),
-    notes: e.notes.join("; "),
-  });
+  // The estimates come precomputed by the C++ estimator (site data `estimates`, one row per size as
+  // `ecocompute estimate` prints it): the pages look rows up and never compute an estimate.
+  M.estimateRows = (arch, precision) => (EC.data && EC.data.estimates && EC.data.estimates[arch + "/" + precision]) || [];
+  M.estimateAt = (arch, precision, N) => M.estimateRows(arch, precision).find((r) => Math.abs(r.params_b - N) < 1e-6) || null;
 
   // report::why_not_a_measurement (src/report/measurement_rule.cpp): "" for a hardware measurement.
   M.whyNotAMeasurement = function (basis, source) {

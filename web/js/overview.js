@@ -40,10 +40,9 @@
       const s = { name: `${arch} ${precision}`, color: EC.archColor(arch), curve: [], band: [], points: [] };
       const c = EC.model.find(curves, arch, precision);
       if (c) {
-        EC.logGrid(lo, hi, 120).forEach((N) => {
-          const e = EC.model.estimate(curves, N, arch, precision);
-          s.curve.push({ x: N, y: e.delta_pct, extrapolated: e.basis !== "interpolated" });
-          s.band.push({ x: N, lo: e.band_low, hi: e.band_high });
+        EC.model.estimateRows(arch, precision).filter((r) => r.params_b >= lo && r.params_b <= hi).forEach((r) => {
+          s.curve.push({ x: r.params_b, y: r.delta_pct, extrapolated: r.basis === "estimated" });
+          s.band.push({ x: r.params_b, lo: r.ci_low, hi: r.ci_high });
         });
         (c.anchors || []).forEach((a) => {
           s.points.push({ x: a.N, y: a.dE, n: a.n, hollow: !(a.n >= 2), shape: "circle",
