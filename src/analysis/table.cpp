@@ -86,10 +86,17 @@ std::string render_md(const Table& t) {
 
 std::string render_csv(const Table& t) {
   std::string out;
-  for (size_t c = 0; c < t.columns.size(); ++c) out += (c ? "," : "") + csv_escape(t.columns[c]);
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    out += (c ? "," : "") + csv_escape(csv_neutralize(t.columns[c]));
+  }
   out += "\n";
   for (const auto& row : t.rows) {
-    for (size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_escape(cell_text(row[c]));
+    for (size_t c = 0; c < row.size(); ++c) {
+      // Only text can be a formula: numbers (negative ones start with '-') are written as they are.
+      const bool text = std::holds_alternative<std::string>(row[c]);
+      const std::string cell = cell_text(row[c]);
+      out += (c ? "," : "") + csv_escape(text ? csv_neutralize(cell) : cell);
+    }
     out += "\n";
   }
   return out;

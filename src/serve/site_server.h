@@ -1,5 +1,6 @@
 // An HTTP server for the report site (from memory) and the /v1 API, with limits on what a request
-// may be: payload, URI and header length (cpp-httplib's 8 KiB), timeouts, GET/HEAD only.
+// may be: payload, URI and header length (cpp-httplib's 8 KiB), deadlines and a connection cap
+// (serve/connection_guard.h), GET/HEAD only.
 #pragma once
 
 #include <memory>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "analysis/fit.h"
+#include "serve/connection_guard.h"
 #include "site/site_builder.h"
 
 namespace httplib {
@@ -19,6 +21,7 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                  // 0: any free port (bind() says which)
   size_t max_payload_bytes = 4096;  // the API takes no body; anything larger is refused with 413
+  ConnectionLimits connections;     // what slow, idle or many clients may hold
 };
 
 class SiteServer {
