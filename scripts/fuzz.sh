@@ -14,7 +14,8 @@ die() { echo "fuzz: error: $*" >&2; exit 2; }
 [[ $# -ge 1 && "$1" =~ ^[0-9]+$ ]] || die "usage: scripts/fuzz.sh SECONDS [target...]"
 seconds="$1"
 shift
-all_targets=(safetensors config tokenizer_load tokenizer_encode quant report_ingest published_csv)
+all_targets=(safetensors config tokenizer_load tokenizer_encode quant report_ingest published_csv
+             json_inputs cli_lists serve_request)
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
 
@@ -35,12 +36,15 @@ cmake --build "$build" --target fuzzers -j "$jobs" >/dev/null ||
 dict_for() {
   case "$1" in
     safetensors | config | tokenizer_load | report_ingest) cat fuzz/dict/json.dict "fuzz/dict/$1.dict" ;;
+    json_inputs) cat fuzz/dict/json.dict fuzz/dict/json_inputs.dict ;;
     *) cat "fuzz/dict/$1.dict" ;;
   esac
 }
 max_len_for() {
   case "$1" in
-    tokenizer_load | report_ingest) echo 16384 ;;
+    # 64 KiB holds ~1,800 nested Sequence components, far past the 64-level limit.
+    tokenizer_load) echo 65536 ;;
+    report_ingest) echo 16384 ;;
     published_csv) echo 8192 ;;
     *) echo 4096 ;;
   esac

@@ -1,6 +1,8 @@
 // CSV parsing with errors that point at the offending file, line and column.
 #include "analysis/csv_table.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -98,6 +100,11 @@ CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& pat
   if (field_started || !record.empty()) end_record();
   if (records.empty()) fail("{}: empty CSV file (no header line)", path.string());
 
+  for (auto& fields : records) {
+    for (auto& cell : fields) {
+      if (!cell.empty() && cell.front() == '\'') cell = csv_unneutralize(cell);
+    }
+  }
   table.header_ = std::move(records[0]);
   for (auto& h : table.header_) h = std::string(trim(h));
   // A header of blanks names nothing; it would also write back as a blank line, which parse skips.
@@ -107,6 +114,15 @@ CsvTable CsvTable::parse(std::string_view text, const std::filesystem::path& pat
         "{}: line {}: the header has no column names (expected a first line such as "
         "'run_id,model,precision,...')",
         path.string(), record_lines[0]);
+  }
+  // A name given twice would leave which of its columns counts to whoever reads it.
+  for (size_t i = 0; i < table.header_.size(); ++i) {
+    for (size_t k = i + 1; k < table.header_.size() && !table.header_[i].empty(); ++k) {
+      if (table.header_[k] == table.header_[i]) {
+        fail("{}: line {}: column '{}' appears twice in the header (columns {} and {})",
+             path.string(), record_lines[0], table.header_[i], i + 1, k + 1);
+      }
+    }
   }
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].size() != table.header_.size()) {
@@ -176,6 +192,37 @@ double CsvTable::required_number(size_t row, size_t col) const {
          lines_[row], header_[col]);
   }
   return *v;
+}
+
+namespace {
+
+bool starts_formula(std::string_view text) {
+  const size_t first = text.find_first_not_of('\'');
+  if (first == std::string_view::npos) return false;
+  const char c = text[first];
+  return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
+}
+
+bool plain_number(std::string_view text) {
+  if (text.empty() || text.size() > 64) return false;
+  const std::string s(text);
+  char* end = nullptr;
+  (void)std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && s.find_first_of("xXpP") == std::string::npos;
+}
+
+}  // namespace
+
+std::string csv_neutralize(std::string_view text) {
+  if (!starts_formula(text) || plain_number(text)) return std::string(text);
+  return "'" + std::string(text);
+}
+
+std::string csv_unneutralize(std::string_view field) {
+  if (field.size() >= 2 && field.front() == '\'' && starts_formula(field.substr(1))) {
+    return std::string(field.substr(1));
+  }
+  return std::string(field);
 }
 
 std::string csv_escape(std::string_view field) {

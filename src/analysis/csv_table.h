@@ -52,4 +52,12 @@ class CsvTable {
 // Quotes a field when it holds a comma, a quote or a line break (doubling inner quotes).
 std::string csv_escape(std::string_view field);
 
+// Text meant for a spreadsheet, kept from being run as a formula (OWASP "CSV injection"): a text
+// cell that starts with = + - @ TAB or CR, after any number of apostrophes, gets one more
+// apostrophe in front ("=1+1" → "'=1+1", "'=x" → "''=x"). A text that is a plain number ("-3.5")
+// is left alone, and numeric cells are never text. csv_unneutralize, applied by CsvTable to every
+// field it reads, removes exactly that apostrophe, so written text reads back unchanged.
+std::string csv_neutralize(std::string_view text);
+std::string csv_unneutralize(std::string_view field);
+
 }  // namespace ec::analysis

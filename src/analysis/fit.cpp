@@ -373,19 +373,35 @@ CurveSet curves_from_json(const nlohmann::json& j, const std::filesystem::path& 
       if (it.value().is_string()) set.borrow[it.key()] = it.value().get<std::string>();
     }
   }
+  // Values an estimate can rest on: a delta in percentage points (fits are capped at 75), sizes
+  // in billions of parameters; outside these a curve is garbage, not an extrapolation.
+  auto need_in = [&](const nlohmann::json& o, const char* key, const std::string& where, double lo,
+                     double hi, const char* expected) {
+    const double v = need_number(o, key, where);
+    if (!(v >= lo && v <= hi)) {
+      fail("{}: {}: field '{}' is {}, expected {}", path.string(), where, key, v, expected);
+    }
+    return v;
+  };
   for (auto a = j["curves"].begin(); a != j["curves"].end(); ++a) {
+    if (!a.value().is_object()) {
+      fail("{}: curves.{}: expected an object of precisions", path.string(), a.key());
+    }
     for (auto p = a.value().begin(); p != a.value().end(); ++p) {
       const std::string where = "curves." + a.key() + "." + p.key();
       const auto& o = p.value();
+      if (!o.is_object())
+        fail("{}: {}: expected an object (A, S, Nstar, ...)", path.string(), where);
       Curve c;
       c.arch = a.key();
       c.precision = p.key();
-      c.fit.params = {need_number(o, "A", where), need_number(o, "S", where),
-                      need_number(o, "Nstar", where)};
-      c.fit.resid_std = need_number(o, "resid_std", where);
+      c.fit.params = {need_in(o, "A", where, -1000.0, 1000.0, "a delta in [-1000, 1000] points"),
+                      need_in(o, "S", where, -1000.0, 1000.0, "a delta in [-1000, 1000] points"),
+                      need_in(o, "Nstar", where, 1e-6, 1e6, "a size in (0, 1e6] billion")};
+      c.fit.resid_std = need_in(o, "resid_std", where, 0.0, 1000.0, "a spread in [0, 1000] points");
       c.fit.n_star_fixed = o.value("nstar_fixed", false);
-      c.n_min = need_number(o, "n_min", where);
-      c.n_max = need_number(o, "n_max", where);
+      c.n_min = need_in(o, "n_min", where, 1e-6, 1e6, "a size in (0, 1e6] billion");
+      c.n_max = need_in(o, "n_max", where, c.n_min, 1e6, "a size in [n_min, 1e6] billion");
       if (o.contains("crossover_b") && o["crossover_b"].is_number()) {
         c.crossover_b = o["crossover_b"].get<double>();
       }

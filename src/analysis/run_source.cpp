@@ -12,7 +12,8 @@ LoadedRuns load_runs(const RunSource& source) {
   store::Store memory = store::Store::in_memory();
   if (!source.db.empty() || source.paths.empty()) {
     const auto db_path = source.db.empty() ? store::default_db_path() : source.db;
-    if (!source.db.empty() || std::filesystem::exists(db_path)) {
+    // Reading never creates a store: a mistyped --db is an error, not an empty result.
+    if (std::filesystem::exists(db_path)) {
       const auto rows = store::Store::open(db_path).runs();
       memory.ingest(rows);
     } else {

@@ -135,7 +135,9 @@ OutputFormat parse_output_format(std::string_view name) {
 }
 
 std::string csv_cell(const store::Value& value) {
-  return csv_escape(cell_text(value));
+  // Only text can be a formula: numbers (negative ones start with '-') are written as they are.
+  const std::string text = cell_text(value);
+  return csv_escape(std::holds_alternative<std::string>(value) ? csv_neutralize(text) : text);
 }
 
 std::string render_published_csv(const Table& t) {

@@ -27,8 +27,9 @@ std::string render(const Table& table, OutputFormat format);
 // quoting, reals as repr() writes them. `diff` against a published file is empty for the same data.
 std::string render_published_csv(const Table& table);
 
-// One CSV cell as written by both CSV printers: absent → empty, reals by format_real, quoted when
-// it holds a comma, a quote or a line break.
+// One CSV cell as written by both CSV printers: absent → empty, reals by format_real, text that a
+// spreadsheet would run as a formula prefixed with ' (csv_neutralize), quoted when it holds a
+// comma, a quote or a line break.
 std::string csv_cell(const store::Value& value);
 
 // A double the way Python's repr() writes it in the original's CSVs: shortest round-trip digits,

@@ -51,7 +51,14 @@ void add_tokenize_command(CLI::App& app) {
     tok::Tokenizer tokenizer = flags->tokenizer == "bytes" ? tok::Tokenizer::bytes()
                                                            : tok::Tokenizer::load(flags->tokenizer);
     if (flags->decode) {
-      std::string decoded = tokenizer.decode(parse_token_ids(input, "--decode input"));
+      const std::vector<int32_t> ids = parse_token_ids(input, "--decode input");
+      for (const int32_t id : ids) {
+        if (!tokenizer.knows_id(id)) {
+          fail("--decode input: token id {} is not in {} (ids 0 to {})", id, flags->tokenizer,
+               tokenizer.vocab_size() - 1);
+        }
+      }
+      std::string decoded = tokenizer.decode(ids);
       fmt::print("{}\n", flags->json ? nlohmann::json(decoded).dump() : decoded);
       return;
     }

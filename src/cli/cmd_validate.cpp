@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_depth.h"
 #include "report/consistency.h"
 #include "report/validate.h"
 
@@ -30,8 +31,8 @@ FileVerdict check_file(const std::string& file, bool original) {
   FileVerdict verdict{file, false, {}, {}};
   nlohmann::json report;
   try {
-    report = nlohmann::json::parse(
-        read_file_at_most(input_path(file), analysis::kMaxReportBytes, "report"));
+    report = parse_json_nested_at_most(
+        read_file_at_most(input_path(file), analysis::kMaxReportBytes, "report"), file);
   } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number beyond double
     verdict.failures.push_back(fmt::format("{}: not valid JSON: {}", file, e.what()));
     return verdict;

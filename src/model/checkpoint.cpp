@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "model/finite_weights.h"
 #include "model/limits.h"
 #include "model/safetensors.h"
 
@@ -169,6 +170,16 @@ std::shared_ptr<const ModelWeights> load_checkpoint(const fs::path& dir) {
          dir.string(), kSingleFile, kIndexFile);
   }
 
+  // What the config claims is checked against what the files hold before anything is sized by
+  // it: a 700-byte config.json must not make the loader list a million layers' tensors.
+  const ModelConfig& c = w->config;
+  const int64_t per_layer = 9 + (c.attention_bias ? 3 : 0);
+  const int64_t needed = 2 + (c.tie_word_embeddings ? 0 : 1) + per_layer * c.num_layers;
+  // (A few missing tensors are listed by name below; this stops only claims far beyond the files.)
+  if (needed > static_cast<int64_t>(all.size()) + 1024) {
+    fail("{}: num_hidden_layers {} needs {} tensors, but the checkpoint holds {}",
+         (dir / "config.json").string(), c.num_layers, needed, all.size());
+  }
   std::vector<std::string> missing;
   for (Slot& s : slots(*w)) {
     auto it = all.find(s.name);
@@ -185,6 +196,7 @@ std::shared_ptr<const ModelWeights> load_checkpoint(const fs::path& dir) {
       fail("{}: tensor '{}' has shape {}, expected {} from {}", it->second.file, s.name,
            shape_str(t.shape), shape_str(s.shape), (dir / "config.json").string());
     }
+    require_finite_weights(t, it->second.file);
     if (s.tensor != nullptr) {
       *s.tensor = t;
     } else {

@@ -556,13 +556,16 @@ RunRecord run_record_from_json(const json& report) {
 }
 
 void write_report_json(const std::filesystem::path& path, const json& report) {
-  const ValidationResult result = validate_report(report, path.string());
+  // Validated as `validate` will read it back: a NaN or Inf in memory is written as null, which
+  // the schema refuses, so checking the in-memory document alone would let such a report out.
+  const std::string text = report.dump(2) + "\n";
+  const ValidationResult result = validate_report(json::parse(text), path.string());
   if (!result.ok()) {
     fail("refusing to write invalid report {} ({} failure{}):\n  {}", path.string(),
          result.failures.size(), result.failures.size() == 1 ? "" : "s",
          fmt::join(result.failures, "\n  "));
   }
-  write_file_atomic(path, report.dump(2) + "\n");
+  write_file_atomic(path, text);
 }
 
 void write_report(const std::filesystem::path& path, const RunRecord& record) {

@@ -53,7 +53,7 @@ SiteServer::SiteServer(site::SiteFiles files, std::optional<analysis::CurveSet> 
     : files_(std::move(files)),
       curves_(std::move(curves)),
       options_(std::move(options)),
-      server_(std::make_unique<httplib::Server>()) {
+      server_(std::make_unique<GuardedServer>(options_.connections)) {
   routes();
 }
 
@@ -64,10 +64,20 @@ SiteServer::~SiteServer() {
 void SiteServer::routes() {
   httplib::Server& s = *server_;
   s.set_payload_max_length(options_.max_payload_bytes);
-  s.set_read_timeout(5, 0);
-  s.set_write_timeout(5, 0);
-  s.set_keep_alive_timeout(5);
-  s.set_keep_alive_max_count(100);
+  // A declared body over the limit is refused before any of it is read (httplib would first read
+  // and discard it, waiting for bytes a client may never send).
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    const std::string length = req.get_header_value("Content-Length");
+    if (length.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    const bool digits =
+        length.size() <= 19 && length.find_first_not_of("0123456789") == length.npos;
+    if (digits && std::stoull(length) <= options_.max_payload_bytes)
+      return httplib::Server::HandlerResponse::Unhandled;
+    send_json(res, api_error(digits ? 413 : 400, digits ? reason(413) : "bad Content-Length"));
+    res.set_header("Connection", "close");
+    close_connection_after_response();
+    return httplib::Server::HandlerResponse::Handled;
+  });
 
   add_api_routes(s, curves_, options_.api);
   // A browser asks for HTML and gets the site; an API client gets the endpoint list, as from the

@@ -1,6 +1,6 @@
 // An HTTP server for the report site (from memory) and the /v1 API, with limits on what a request
-// may be: payload, URI and header length (cpp-httplib's 8 KiB), timeouts, GET/HEAD (POST on the
-// API's estimate and optimize).
+// may be: payload, URI and header length (cpp-httplib's 8 KiB), deadlines and a connection cap
+// (serve/connection_guard.h), GET/HEAD (POST on the API's estimate and optimize).
 #pragma once
 
 #include <memory>
@@ -9,6 +9,7 @@
 
 #include "analysis/fit.h"
 #include "api/api.h"
+#include "serve/connection_guard.h"
 #include "site/site_builder.h"
 
 namespace httplib {
@@ -22,6 +23,7 @@ struct ServeOptions {
   int port = 8080;                  // 0: any free port (bind() says which)
   size_t max_payload_bytes = 4096;  // the API's JSON bodies are small; larger is refused with 413
   api::ApiOptions api;              // compat=original for every request (`serve --compat`)
+  ConnectionLimits connections;     // what slow, idle or many clients may hold
 };
 
 class SiteServer {

@@ -1,6 +1,8 @@
 // SQLite-backed store of RunRows; one column per RunRow field plus the version stack as JSON.
 #include "store/store.h"
 
+#include <unistd.h>
+
 #include <openssl/evp.h>
 #include <sqlite3.h>
 #include <nlohmann/json.hpp>
@@ -204,6 +206,18 @@ Store Store::open(const std::filesystem::path& path) {
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) fail("{}: cannot create the store's directory: {}", path.string(), ec.message());
   }
+  // SQLite keeps its journal beside the file: a store in a directory it cannot write fails on
+  // the first read with a bare "unable to open database file"; say what is wrong instead.
+  if (!memory) {
+    const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    if (::access(dir.c_str(), W_OK) != 0) {
+      fail("{}: the store's directory {} is not writable (SQLite writes its journal there)",
+           path.string(), dir.string());
+    }
+    if (std::filesystem::exists(path) && ::access(path.c_str(), W_OK) != 0) {
+      fail("{}: the results store is not writable", path.string());
+    }
+  }
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
@@ -264,8 +278,9 @@ void Store::exec(const char* sql) const {
 
 int Store::schema_version() const {
   Statement st(db_, "PRAGMA user_version", path_);
-  if (sqlite3_step(st.get()) != SQLITE_ROW)
-    fail("{}: cannot read the schema version", path_.string());
+  if (sqlite3_step(st.get()) != SQLITE_ROW) {
+    fail("{}: cannot read the results store: {}", path_.string(), sqlite3_errmsg(db_));
+  }
   return sqlite3_column_int(st.get(), 0);
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/json_depth.h"
 #include "report/run_record.h"
 
 namespace ec::sweep {
@@ -127,13 +128,18 @@ void cell_result_from_json(const nlohmann::json& j, Cell& c, const std::string& 
 }
 
 Manifest manifest_from_json(const nlohmann::json& j, const std::string& where) {
-  if (!j.is_object() || j.value("format", "") != kManifestFormat) {
+  if (!j.is_object() || !j.contains("format") || !j["format"].is_string() ||
+      j["format"].get<std::string>() != kManifestFormat) {
     fail("{}: not an ecocompute sweep manifest (field 'format' is not '{}')", where,
          kManifestFormat);
   }
-  if (j.value("version", 0) != kManifestVersion) {
-    fail("{}: manifest version {} is not the supported {}", where, j.value("version", 0),
-         kManifestVersion);
+  if (!j.contains("version") || !j["version"].is_number_integer() ||
+      j["version"].get<int64_t>() != kManifestVersion) {
+    fail("{}: field 'version' is {}, expected {}", where,
+         j.contains("version") ? j["version"].dump().substr(0, 40) : "absent", kManifestVersion);
+  }
+  for (const char* key : {"session", "created_utc", "updated_utc"}) {
+    if (j.contains(key) && !j[key].is_string()) fail("{}: field '{}' must be a string", where, key);
   }
   Manifest m;
   m.spec = spec_from_json(j.value("spec", nlohmann::json()), where);
@@ -150,6 +156,10 @@ Manifest manifest_from_json(const nlohmann::json& j, const std::string& where) {
   for (size_t i = 0; i < expected.size(); ++i) {
     Cell c;
     c.config = expected[i];
+    if (!cells[i].is_object()) fail("{}: cells[{}] is not an object", where, i);
+    if (!cells[i].contains("id") || !cells[i]["id"].is_string()) {
+      fail("{}: cells[{}] has no 'id' string", where, i);
+    }
     if (cells[i].value("id", "") != c.config.id) {
       fail("{}: cells[{}] has id '{}', the spec expects '{}'", where, i, cells[i].value("id", ""),
            c.config.id);
@@ -166,7 +176,9 @@ std::optional<Manifest> load_manifest(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(path));
+    // A manifest of 100,000 cells is ~60 MiB.
+    j = parse_json_nested_at_most(read_file_at_most(path, 256u << 20, "sweep manifest"),
+                                  path.string());
   } catch (const nlohmann::json::parse_error& e) {
     fail("{}: not valid JSON: {}", path.string(), e.what());
   }

@@ -69,6 +69,29 @@ std::string model_slug(const std::string& model) {
 }
 
 std::vector<CellConfig> expand_cells(const SweepSpec& spec) {
+  // A value listed twice on one axis would make two cells one: name the axis that repeats it.
+  auto once_each = [](const auto& values, std::string_view flag) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      for (size_t k = i + 1; k < values.size(); ++k) {
+        if (values[i] == values[k])
+          fail_usage("{} lists {} twice: list each once", flag, values[i]);
+      }
+    }
+  };
+  once_each(spec.precisions, "--precisions");
+  once_each(spec.new_tokens, "--new-tokens");
+  // Counted before anything is allocated: a manifest or flag asking for 10^9 replicates is a
+  // typo, not a sweep.
+  constexpr long double kMaxCells = 100000;
+  const long double count = static_cast<long double>(spec.repeats) * spec.models.size() *
+                            spec.precisions.size() * spec.new_tokens.size();
+  if (spec.repeats < 1 || count > kMaxCells) {
+    fail_usage(
+        "the sweep has {} cells ({} models × {} precisions × {} token counts × {} repeats); "
+        "expected 1 to {}",
+        static_cast<double>(count), spec.models.size(), spec.precisions.size(),
+        spec.new_tokens.size(), spec.repeats, static_cast<double>(kMaxCells));
+  }
   std::vector<CellConfig> cells;
   for (int r = 1; r <= spec.repeats; ++r) {
     for (const auto& model : spec.models) {

@@ -74,8 +74,15 @@ BpeModel BpeModel::from_json(const nlohmann::json& model, BpeTables tables, cons
     max_id = std::max(max_id, value);
   }
   bpe.token_of_id_.assign(static_cast<std::size_t>(max_id + 1), nullptr);
-  for (const auto& [token, id] : bpe.vocab_)
-    bpe.token_of_id_[static_cast<std::size_t>(id)] = &token;
+  for (const auto& [token, id] : bpe.vocab_) {
+    const std::string*& slot = bpe.token_of_id_[static_cast<std::size_t>(id)];
+    // Two tokens on one id would make decoding depend on the hash map's order.
+    if (slot != nullptr) {
+      const auto& [first, second] = std::minmax(*slot, token);
+      (vocab_where / second).fail(fmt::format("id {} is also the id of '{}'", id, first));
+    }
+    slot = &token;
+  }
 
   bpe.continuing_subword_prefix_ = optional_string(model, "continuing_subword_prefix", where);
   bpe.end_of_word_suffix_ = optional_string(model, "end_of_word_suffix", where);

@@ -59,7 +59,8 @@ std::string Regex::onig_compatible(std::string_view pattern) {
   return out;
 }
 
-Regex::Regex(std::string_view pattern, std::string_view where) : compiled_(new Compiled) {
+Regex::Regex(std::string_view pattern, std::string_view where)
+    : compiled_(new Compiled), where_(where) {
   const std::string translated = onig_compatible(pattern);
   int error = 0;
   PCRE2_SIZE offset = 0;
@@ -94,7 +95,8 @@ std::vector<std::pair<std::size_t, std::size_t>> Regex::find_all(std::string_vie
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(rc, message, sizeof(message));
       pcre2_match_data_free(data);
-      ec::fail("regex match failed: {}", reinterpret_cast<const char*>(message));
+      ec::fail("{}: regex match failed at byte {} of the text: {}", where_, start,
+               reinterpret_cast<const char*>(message));
     }
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
     const std::size_t begin = ovector[0];

@@ -29,6 +29,7 @@ class Regex {
  private:
   struct Compiled;
   std::unique_ptr<Compiled> compiled_;
+  std::string where_;  // file and JSON path of the pattern, for match errors too
 };
 
 }  // namespace ec::tok

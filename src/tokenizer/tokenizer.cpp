@@ -276,6 +276,11 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special_to
   return impl_->decoder.decode(std::move(tokens));
 }
 
+bool Tokenizer::knows_id(int32_t id) const {
+  if (impl_->raw_bytes) return id >= 0 && id < 256;
+  return impl_->added_by_id.contains(id) || impl_->model->id_to_token(id) != nullptr;
+}
+
 int Tokenizer::vocab_size() const {
   return impl_->vocab_size;
 }

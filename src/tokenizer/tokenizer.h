@@ -27,6 +27,7 @@ namespace ec::tok {
 
 // Limits; exceeding one is an ec::Error naming the file or the input.
 inline constexpr std::size_t kMaxTokenizerFileBytes = std::size_t{128} << 20;  // Qwen3's: 11 MiB
+inline constexpr int kMaxTokenizerJsonNesting = 64;                            // real files: ~6
 inline constexpr int kMaxVocabSize = 1 << 20;                                  // Qwen: 151,669
 inline constexpr std::size_t kMaxTextBytes = std::size_t{16} << 20;            // per encode() call
 // tokenizer_config.json beside tokenizer.json: a few KB, up to ~100 KB with a chat template.
@@ -49,6 +50,8 @@ class Tokenizer {
   // Distinct tokens of the model vocabulary and the added tokens (tokenizers'
   // get_vocab_size(with_added_tokens=True)); the embedding table may be larger.
   int vocab_size() const;
+  // Whether decode() has a token for `id` (an added token or one of the model's vocab).
+  bool knows_id(int32_t id) const;
   // bos: tokenizer_config.json's bos_token, else the first token the template puts before the
   // text. eos: tokenizer_config.json's eos_token, else the last the template puts after it, else
   // the first special added token among </s>, <|endoftext|>, <|end_of_text|>, <eos>.

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "tokenizer/json_where.h"
+#include "tokenizer/tokenizer.h"
 
 #include <vector>
 
@@ -47,6 +48,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   }
 
   bool start_object(std::size_t) override {
+    check_depth();
     if (!stack_.empty() && stack_.back().mode != Mode::dom) {
       if (stack_.back().mode == Mode::vocab) where().fail("expected an integer id");
       fail_merge("expected \"left right\" or [\"left\", \"right\"]");
@@ -67,6 +69,7 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
   }
 
   bool start_array(std::size_t) override {
+    check_depth();
     if (!stack_.empty() && stack_.back().mode == Mode::merges) {
       pair_.clear();
       stack_.push_back({Mode::pair, nullptr, false, 0});
@@ -109,6 +112,14 @@ class Reader : public nlohmann::json_sax<nlohmann::json> {
     bool is_model;         // the top-level "model" object
     std::size_t index;     // merges: entries read so far
   };
+
+  // Real files nest about 6 levels; each level of a nested Sequence costs its loader a copy of
+  // the JSON path so far, so unbounded depth costs memory quadratic in the file's size.
+  void check_depth() const {
+    if (stack_.size() >= static_cast<std::size_t>(kMaxTokenizerJsonNesting)) {
+      ec::fail("{}: nested deeper than the limit of {} levels", file_, kMaxTokenizerJsonNesting);
+    }
+  }
 
   bool in_model() const { return stack_.size() == 2 && stack_.back().is_model; }
 

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "../fuzz/cli_lists_entry.h"
 #include "../fuzz/config_entry.h"
+#include "../fuzz/json_inputs_entry.h"
 #include "../fuzz/quant_entry.h"
 #include "../fuzz/safetensors_entry.h"
 #include "../fuzz/tokenizer_encode_entry.h"
@@ -29,6 +31,8 @@ const std::vector<Target>& targets() {
       {"tokenizer_load", tokenizer_load_one_input},
       {"tokenizer_encode", tokenizer_encode_one_input},
       {"quant", quant_one_input},
+      {"json_inputs", json_inputs_one_input},
+      {"cli_lists", cli_lists_one_input},
   };
   return all;
 }
