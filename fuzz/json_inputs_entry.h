@@ -63,9 +63,13 @@ inline void curves_one_input(std::string_view text) {
     expect(c.fit.params.n_star > 0 && c.fit.resid_std >= 0 && c.n_min > 0 && c.n_max >= c.n_min,
            "accepted a curve outside its ranges");
     try {
-      const auto e = analysis::estimate(set, 7.0, c.arch, c.precision);
-      expect(std::isfinite(e.delta_pct) && std::isfinite(e.band_low) &&
-                 std::isfinite(e.band_high) && e.band_low <= e.band_high,
+      analysis::EstimateInput in;
+      in.params_b = 7.0;
+      in.arch = c.arch;
+      in.precision = c.precision;
+      const auto e = analysis::estimate(set, in);
+      expect(std::isfinite(e.delta_pct) && std::isfinite(e.ci_low) && std::isfinite(e.ci_high) &&
+                 e.ci_low <= e.ci_high,
              "an accepted curve gave a non-finite estimate");
     } catch (const ec::Error&) {
     }

@@ -73,7 +73,7 @@ void SiteServer::routes() {
         length.size() <= 19 && length.find_first_not_of("0123456789") == length.npos;
     if (digits && std::stoull(length) <= options_.max_payload_bytes)
       return httplib::Server::HandlerResponse::Unhandled;
-    send_json(res, api_error(digits ? 413 : 400, digits ? reason(413) : "bad Content-Length"));
+    send_json(res, api::api_error(digits ? 413 : 400, digits ? reason(413) : "bad Content-Length"));
     res.set_header("Connection", "close");
     close_connection_after_response();
     return httplib::Server::HandlerResponse::Handled;
