@@ -193,10 +193,13 @@ Table aggregate_table(const AggregateResult& result) {
         row.push_back(rounded(v));
       }
     }
-    row.push_back(s.delta_perplexity_pct ? rounded(*s.delta_perplexity_pct) : store::Value{});
-    row.push_back(s.perplexity_identical
-                      ? store::Value{std::string(*s.perplexity_identical ? "yes" : "no")}
-                      : store::Value{});
+    // Absent unless known; assigned rather than built in a conditional, which GCC 12 misreads
+    // as a read of an uninitialised variant (-Wmaybe-uninitialized) in the static build.
+    store::Value delta_ppl, identical;
+    if (s.delta_perplexity_pct) delta_ppl = rounded(*s.delta_perplexity_pct);
+    if (s.perplexity_identical) identical = std::string(*s.perplexity_identical ? "yes" : "no");
+    row.push_back(std::move(delta_ppl));
+    row.push_back(std::move(identical));
     t.rows.push_back(std::move(row));
   }
   return t;

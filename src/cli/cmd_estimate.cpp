@@ -21,7 +21,9 @@ void add_estimate_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--params-b", o->params_b, "Model size in billions of parameters");
-  cmd->add_option("--arch", o->arch, "GPU architecture (turing, ampere, ada, hopper, blackwell) or GPU name (rtx4090, a100, h200), in any case");
+  cmd->add_option("--arch", o->arch,
+                  "GPU architecture (turing, ampere, ada, hopper, blackwell) or GPU name (rtx4090, "
+                  "a100, h200), in any case");
   cmd->add_option("--precision", o->precision, "NF4 (default) or INT8, any case");
   cmd->add_option("--batch", o->batch, "Batch size (default 1; above 1 the answer is modelled)");
   cmd->add_option("--ctx", o->ctx,

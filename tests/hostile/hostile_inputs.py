@@ -360,21 +360,35 @@ def index_json(s):
               input_bytes=len(index) if isinstance(index, str) else 0)
 
 
+class Raw(str):
+    """JSON text to splice into a document as it is."""
+
+
 def tokenizers(s):
     def tj(model=None, normalizer=None, pre=None, decoder=None, post=None, added=None):
-        return json.dumps({"version": "1.0", "truncation": None, "padding": None,
-                           "added_tokens": added or [], "normalizer": normalizer,
-                           "pre_tokenizer": pre, "post_processor": post, "decoder": decoder,
+        # A component given as Raw is spliced in as text: json.dumps recurses once per level and
+        # the nesting cases go deeper than Python's recursion limit.
+        raw = {}
+        def part(name, value):
+            if isinstance(value, Raw):
+                raw[f'"@{name}@"'] = str(value)
+                return f"@{name}@"
+            return value
+        text = json.dumps({"version": "1.0", "truncation": None, "padding": None,
+                           "added_tokens": added or [], "normalizer": part("n", normalizer),
+                           "pre_tokenizer": part("p", pre), "post_processor": post,
+                           "decoder": part("d", decoder),
                            "model": model or {"type": "BPE", "vocab": {"h": 0, "i": 1, "hi": 2},
                                               "merges": ["h i"]}})
+        for placeholder, value in raw.items():
+            text = text.replace(placeholder, value)
+        return text
     tok = ["tokenize", "--text", "hi hi", "--tokenizer"]
     s.cli("tokenizer valid", tok + [s.file("tok/ok.json", tj())], expect="ok")
 
     def nested(kind, key, depth, leaf):
-        node = leaf
-        for _ in range(depth):
-            node = {"type": "Sequence", key: [node]}
-        return node
+        head = '{"type": "Sequence", "' + key + '": ['
+        return Raw(head * depth + json.dumps(leaf) + "]}" * depth)
     cases = {}
     for depth in [65, 1000, 8000]:
         cases[f"normalizers nested {depth}"] = tj(
