@@ -1,5 +1,6 @@
 // Loading the site's runs and curves the way `fit` does: measured.csv files are fit points, every
-// other path is runs; --curves replaces fitting altogether.
+// other path is runs (measured.csv's rows too when nothing else gives runs); --curves replaces
+// fitting altogether.
 #include "site/site_input.h"
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@ namespace ec::site {
 SiteInput load_site_input(const SiteSources& sources) {
   SiteInput in;
   std::vector<analysis::FitPoint> measured_points;
+  std::vector<std::filesystem::path> measured_files;
   analysis::RunSource run_source;
   run_source.db = sources.db;
   for (const auto& p : sources.paths) {
@@ -24,6 +26,7 @@ SiteInput load_site_input(const SiteSources& sources) {
         if (analysis::is_measured_csv(table)) {
           auto pts = analysis::read_measured_csv(table, in.problems);
           measured_points.insert(measured_points.end(), pts.begin(), pts.end());
+          measured_files.push_back(p);
           continue;
         }
       } catch (const Error& e) {
@@ -33,7 +36,10 @@ SiteInput load_site_input(const SiteSources& sources) {
     }
     run_source.paths.push_back(p);
   }
-  // Only measured.csv files given: the runs come from --db when one was named, else none.
+  // Only measured.csv files given: the runs come from --db when one was named, else from the
+  // measured.csv rows themselves, read as `aggregate` and `ingest` read them (one session per GPU
+  // and month), so the site's run pages are not empty.
+  if (run_source.paths.empty() && sources.db.empty()) run_source.paths = measured_files;
   if (!run_source.paths.empty() || measured_points.empty() || !sources.db.empty()) {
     analysis::LoadedRuns loaded = analysis::load_runs(run_source);
     in.runs = std::move(loaded.rows);

@@ -236,6 +236,14 @@ def main():
                     failures.append(f"{url}: page looks empty (title '{title}', {content} chars)")
                 else:
                     passes += 1
+                # The measured configurations fit the page: no column hides behind a scroll bar.
+                if name == "measured.html":
+                    overflow = page.eval("Math.max(0, ...[...document.querySelectorAll('#measured-table .table-wrap')]"
+                                         ".map((w) => w.scrollWidth - w.clientWidth))")
+                    if overflow > 1:
+                        failures.append(f"{url}: the configurations table is {overflow} px wider than the page")
+                    else:
+                        passes += 1
                 if base == plan["bases"][0]:
                     page.screenshot(os.path.join(shots, name.replace(".html", ".png")))
         base = plan["bases"][0]

@@ -30,6 +30,20 @@ SiteInput published_input() {
   return load_site_input(s);
 }
 
+TEST(SiteInput, MeasuredCsvAloneGivesCurvesAndItsRowsAsRuns) {
+  SiteSources s;
+  s.paths = {fixture("original/measured.csv")};
+  const SiteInput in = load_site_input(s);
+  ASSERT_TRUE(in.curves.has_value());
+  EXPECT_EQ(in.curves_source, "fitted from measured.csv");
+  ASSERT_FALSE(in.runs.empty());
+  for (const auto& r : in.runs) {
+    // Each row is a session record of the file, as `aggregate measured.csv` reads it.
+    EXPECT_NE(r.session.find("(measured.csv)"), std::string::npos) << r.session;
+  }
+  EXPECT_TRUE(in.problems.empty()) << in.problems.front();
+}
+
 TEST(SiteInput, MeasuredCsvGivesCurvesAndOtherFilesGiveRuns) {
   const SiteInput in = published_input();
   ASSERT_TRUE(in.curves.has_value());

@@ -5,9 +5,10 @@
   const D = EC.data;
   if (!D) return;
   const m = (metric, field) => (r) => (r[metric] ? r[metric][field] : null);
+  // Twelve columns fit the page at its width; the spread of J/1k tok, power and the CVs are on the
+  // sessions page and in `ecocompute aggregate`, which this table summarises.
   const cols = [
-    { key: "gpu", label: "GPU" },
-    { key: "gpu_arch", label: "Arch" },
+    { key: "gpu", label: "GPU", fmt: (r) => r.gpu + (r.gpu_arch ? ` (${r.gpu_arch})` : "") },
     { key: "model", label: "Model" },
     { key: "params_b", label: "Size (B)", num: true, fmt: (r) => EC.g(r.params_b) },
     { key: "precision", label: "Precision", fmt: (r) => r.precision + (r.weight_format ? " / " + r.weight_format : "") },
@@ -15,17 +16,14 @@
     { key: "n", label: "n", num: true },
     { key: "d_mean", label: "ΔE vs FP16 (%)", num: true, value: m("delta_pct", "mean"), fmt: (r) => EC.signed(m("delta_pct", "mean")(r), 2) },
     { key: "d_sd", label: "SD (pp)", num: true, value: m("delta_pct", "sd"), fmt: (r) => EC.fmt(m("delta_pct", "sd")(r), 2) },
-    { key: "d_cv", label: "CV (%)", num: true, value: m("delta_pct", "cv_pct"), fmt: (r) => EC.fmt(m("delta_pct", "cv_pct")(r), 2) },
     { key: "d_ci", label: "95 % CI (%)", value: m("delta_pct", "ci_low"),
       fmt: (r) => (r.delta_pct && EC.isNum(r.delta_pct.ci_low) ? `${EC.signed(r.delta_pct.ci_low, 1)} … ${EC.signed(r.delta_pct.ci_high, 1)}` : "—") },
-    { key: "e_mean", label: "J/1k tok", num: true, value: m("energy_j_per_1k_tok", "mean"), fmt: (r) => EC.fmt(m("energy_j_per_1k_tok", "mean")(r), 1) },
-    { key: "e_cv", label: "J/1k CV (%)", num: true, value: m("energy_j_per_1k_tok", "cv_pct"), fmt: (r) => EC.fmt(m("energy_j_per_1k_tok", "cv_pct")(r), 2) },
-    { key: "f_mean", label: "FP16 J/1k tok", num: true, value: m("fp16_energy_j_per_1k_tok", "mean"), fmt: (r) => EC.fmt(m("fp16_energy_j_per_1k_tok", "mean")(r), 1) },
-    { key: "f_cv", label: "FP16 CV (%)", num: true, value: m("fp16_energy_j_per_1k_tok", "cv_pct"), fmt: (r) => EC.fmt(m("fp16_energy_j_per_1k_tok", "cv_pct")(r), 2) },
+    { key: "e_mean", label: "J/1k tok (FP16)", num: true, value: m("energy_j_per_1k_tok", "mean"),
+      fmt: (r) => `${EC.fmt(m("energy_j_per_1k_tok", "mean")(r), 1)} (${EC.fmt(m("fp16_energy_j_per_1k_tok", "mean")(r), 1)})` },
     { key: "t_mean", label: "tok/s", num: true, value: m("throughput_tok_s", "mean"), fmt: (r) => EC.fmt(m("throughput_tok_s", "mean")(r), 1) },
-    { key: "p_mean", label: "Power (W)", num: true, value: m("avg_power_w", "mean"), fmt: (r) => EC.fmt(m("avg_power_w", "mean")(r), 1) },
-    { key: "delta_perplexity_pct", label: "ΔPPL (%)", num: true, fmt: (r) => EC.signed(r.delta_perplexity_pct, 3) },
-    { key: "perplexity_identical", label: "PPL identical", fmt: (r) => (r.perplexity_identical === null ? "—" : r.perplexity_identical ? "yes" : "NO") },
+    // Perplexity is deterministic: a configuration whose runs disagree on it is flagged.
+    { key: "delta_perplexity_pct", label: "ΔPPL (%)", num: true,
+      fmt: (r) => EC.signed(r.delta_perplexity_pct, 3) + (r.perplexity_identical === false ? " (differs across runs)" : "") },
   ];
   const t = EC.table(cols, D.configs, { id: "configs", caption: "ΔE: energy per token of the quantized model against FP16 in the same run; SD and CV across the configuration's runs", empty: "no measured configurations" });
   EC.$("#measured-table").append(t.node);
