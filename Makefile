@@ -8,7 +8,7 @@ OUT ?= out
 RUN_ARGS ?=
 
 
-.PHONY: all deps deps-run fixtures configure build run test test-debug hardening static format format-check docs-check container container-check clean fuzz
+.PHONY: all deps deps-run fixtures configure build run test test-debug hardening static format format-check docs-check container container-check clean fuzz hostile
 
 all: build
 
@@ -57,6 +57,14 @@ static:
 FUZZ_SECONDS ?= 600
 fuzz: fixtures
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The hostile-input harness alone (tests/hostile/hostile_inputs.py, ~374 cases over every parser,
+# the CLI and the server; `make test` runs it too as cli.hostile_inputs): builds only the binary and
+# prints the totals; exit 1 when a bad column is not 0. docs/fuzzing.md.
+hostile: deps-run
+	@cmake --preset $(PRESET) > /dev/null
+	@cmake --build --preset $(PRESET) -j $(JOBS) --target ecocompute
+	@python3 tests/hostile/hostile_inputs.py --binary $(BUILD_DIR)/bin/ecocompute --jobs $(JOBS) --slowest 5
 
 # Tracked sources and new ones not yet added (not ignored): a file clang-format never saw while
 # untracked once failed CI after its commit.

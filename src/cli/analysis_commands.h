@@ -10,9 +10,13 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "analysis/run_source.h"
 #include "analysis/table.h"
+#include "core/diagnostic.h"
+#include "core/error.h"
 #include "core/file_io.h"
 
 namespace ec::cli {
@@ -45,9 +49,17 @@ inline analysis::OutputFormat output_format(const CommonOptions& o) {
   return analysis::parse_output_format(o.format);
 }
 
-// Bad files and rows are warnings: the good ones are still used.
+// Bad files and rows are warnings: the good ones are still used. A command left with nothing to
+// show fails with nothing_left, whose error line names the first input skipped.
 inline void report_problems(const std::vector<std::string>& problems) {
-  for (const auto& p : problems) fmt::print(stderr, "ecocompute: skipped: {}\n", p);
+  for (const auto& p : problems) print_warning(fmt::format("skipped {}", p));
+}
+
+[[noreturn]] inline void nothing_left(std::string_view what,
+                                      const std::vector<std::string>& problems) {
+  if (problems.empty()) fail("{}: no measured run to use (the notes above say why)", what);
+  fail("{}: no measured run to use; {} input(s) skipped, the first: {}", what, problems.size(),
+       problems.front());
 }
 
 inline analysis::LoadedRuns load(const std::vector<std::string>& paths, const CommonOptions& o,

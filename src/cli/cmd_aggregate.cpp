@@ -54,8 +54,10 @@ void add_aggregate_command(CLI::App& app) {
     const analysis::LoadedRuns runs = analysis_cli::load(o->paths, o->common, o->session);
     const analysis::AggregateResult result = analysis::aggregate(runs.rows);
     if (!result.left_out.empty()) {
-      fmt::print(stderr, "ecocompute: {}\n", analysis::left_out_line(result.left_out));
+      print_note(analysis::left_out_line(result.left_out));
     }
+    // Before any file is written: a failed command leaves every existing file as it was.
+    if (result.configs.empty()) analysis_cli::nothing_left("aggregate", runs.problems);
     if (!o->summary_csv.empty()) {
       write_file_atomic(o->summary_csv,
                         analysis::render_published_csv(analysis::summary_table(result)));
@@ -70,7 +72,6 @@ void add_aggregate_command(CLI::App& app) {
     analysis_cli::print(format == analysis::OutputFormat::md ? brief_table(result)
                                                              : analysis::aggregate_table(result),
                         format);
-    if (result.configs.empty()) throw ExitStatus{1};
   });
 }
 

@@ -39,14 +39,14 @@ void add_check_regression_command(CLI::App& app) {
     try {
       row = analysis::import_report(read_file(input_path(o->report)), o->report);
     } catch (const Error& e) {
-      fmt::print(stderr, "ecocompute: not graded: {}\n", e.what());
+      print_error(fmt::format("{} (not graded)", e.what()));
       throw ExitStatus{3};
     }
     if (!row.is_measured()) {
-      fmt::print(stderr,
-                 "ecocompute: not graded: {}: not a measurement ({}): only a measurement can be "
-                 "graded\n",
-                 o->report, row.why_not_measured());
+      print_error(
+          fmt::format("{}: not a measurement ({}): only a measurement can be graded (not "
+                      "graded)",
+                      o->report, row.why_not_measured()));
       throw ExitStatus{3};
     }
     const analysis::RegressionCheck r = analysis::check_regression(curves, row, o->k);

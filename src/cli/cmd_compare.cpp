@@ -85,7 +85,10 @@ void add_compare_command(CLI::App& app) {
       fmt::print(stderr, "configurations only in A: {}, only in B: {}\n", c.only_a.size(),
                  c.only_b.size());
     }
-    if (c.configs.empty()) throw ExitStatus{1};
+    if (c.configs.empty()) {
+      fail("compare: no configuration is in both {} (A) and {} (B) (the lines above say why)", o->a,
+           o->b);
+    }
   });
 }
 

@@ -96,8 +96,9 @@ void add_fit_command(CLI::App& app) {
     const size_t fit_input_points = points.size();
     if (!run_paths.empty() || o->paths.empty()) {
       const auto runs = analysis_cli::load(run_paths, o->common);
+      problems.insert(problems.end(), runs.problems.begin(), runs.problems.end());
       if (const auto left_out = analysis::left_out(runs.rows); !left_out.empty()) {
-        fmt::print(stderr, "ecocompute: {}\n", analysis::left_out_line(left_out));
+        print_note(analysis::left_out_line(left_out));
       }
       std::vector<std::string> warnings;
       auto pts = analysis::fit_points_from_runs(
@@ -119,7 +120,7 @@ void add_fit_command(CLI::App& app) {
                    cls.first, cls.second);
       }
     }
-    if (points.empty()) fail("nothing to fit: no measured points");
+    if (points.empty()) analysis_cli::nothing_left("fit: nothing to fit", problems);
     const analysis::CurveSet set = analysis::fit_curves(
         points, analysis::default_borrow(), o->allow_few_points ? 1 : analysis::kCurveParameters);
     print_points(set);

@@ -71,6 +71,9 @@ void add_generate_command(CLI::App& app) {
     std::vector<int32_t> prompt_ids = ids->count() > 0
                                           ? parse_token_ids(flags->prompt_ids, "--prompt-ids")
                                           : tokenizer.encode(flags->prompt, true);
+    if (prompt_ids.empty() && ids->count() > 0) {
+      fail_usage("--prompt-ids '{}': no token ids (give at least one)", flags->prompt_ids);
+    }
     EC_CHECK(!prompt_ids.empty(), "generate: the prompt has no tokens");
     const int vocab = weights->config.vocab_size;
     for (int32_t id : prompt_ids) {

@@ -6,6 +6,7 @@
 #include "analysis/left_out.h"
 #include "cli/analysis_commands.h"
 #include "cli/commands.h"
+#include "core/diagnostic.h"
 #include "store/store.h"
 
 namespace ec::cli {
@@ -30,7 +31,8 @@ void add_ingest_command(CLI::App& app) {
   cmd->callback([o] {
     std::vector<std::filesystem::path> paths(o->paths.begin(), o->paths.end());
     const analysis::ImportResult imported = analysis::import_paths(paths, {.session = o->session});
-    for (const auto& p : imported.problems) fmt::print(stderr, "ecocompute: rejected: {}\n", p);
+    // Each rejected input is an error (exit 3 below), though the rest is still stored.
+    for (const auto& p : imported.problems) print_error(fmt::format("{} (rejected)", p));
     store::Store store =
         store::Store::open(o->db.empty() ? store::default_db_path() : std::filesystem::path(o->db));
     const store::IngestStats s = store.ingest(imported.rows);

@@ -40,7 +40,7 @@ struct SweepFlags {
   std::string backend = "auto";
   std::optional<uint64_t> seed;
   std::vector<std::string> run_args;
-  std::string gpus;
+  std::optional<std::string> gpus;  // given but empty is refused, not read as "every GPU"
   std::optional<double> cooloff_s;
   std::optional<double> cooloff_temp_c;
   double cooloff_max_s = 600.0;
@@ -200,11 +200,14 @@ void run_mode(const SweepFlags& f) {
   req.session = f.session;
   req.db = f.db;
   req.retry_failed = !f.no_retry;
-  if (!f.gpus.empty()) {
-    req.local.gpus = sweep::parse_int_list(f.gpus, "--gpus", 0);
+  if (f.gpus) {
+    if (f.gpus->find_first_not_of(" \t") == std::string::npos) {
+      fail_usage("--gpus '{}': no GPU listed (leave --gpus out to use every visible GPU)", *f.gpus);
+    }
+    req.local.gpus = sweep::parse_int_list(*f.gpus, "--gpus", 0);
     std::set<int> unique(req.local.gpus.begin(), req.local.gpus.end());
     if (unique.size() != req.local.gpus.size())
-      fail_usage("--gpus {}: a GPU is listed twice", f.gpus);
+      fail_usage("--gpus {}: a GPU is listed twice", *f.gpus);
   }
   req.local.cool_off.seconds = f.cooloff_s.value_or(0.0);
   if (f.cooloff_temp_c) {

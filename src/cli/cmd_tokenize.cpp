@@ -9,6 +9,7 @@
 #include "cli/token_ids.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/utf8.h"
 #include "tokenizer/tokenizer.h"
 
 namespace ec::cli {
@@ -61,6 +62,12 @@ void add_tokenize_command(CLI::App& app) {
       std::string decoded = tokenizer.decode(ids);
       fmt::print("{}\n", flags->json ? nlohmann::json(decoded).dump() : decoded);
       return;
+    }
+    // Text is UTF-8 for every tokenizer, "bytes" included: bytes that are not would be encoded as
+    // something no model was trained to read.
+    if (const auto bad = find_invalid_utf8(input)) {
+      fail("{}: not valid UTF-8 at byte {} (the text to encode must be UTF-8)",
+           flags->text_file.empty() ? std::string("--text") : flags->text_file, *bad);
     }
     std::vector<int32_t> ids = tokenizer.encode(input, !flags->no_special);
     if (flags->json) {

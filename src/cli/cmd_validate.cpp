@@ -1,5 +1,6 @@
 // `ecocompute validate FILE...`: checks reports against the schema (ours or the original's) and
-// the consistency rules; exit 0 when every file is valid, 1 when any is not.
+// the consistency rules; exit 0 when every file is valid, 1 when any is not. Standard output has
+// one verdict per file (or the JSON); each problem is an error line on standard error.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -11,6 +12,7 @@
 
 #include "analysis/import.h"
 #include "cli/commands.h"
+#include "core/diagnostic.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/json_depth.h"
@@ -73,6 +75,12 @@ void add_validate_command(CLI::App& app) {
     for (const auto& file : options->files) verdicts.push_back(check_file(file, options->original));
 
     bool all_valid = true;
+    // The problems, in the error form every command uses (they name the file and the field); the
+    // verdicts below stay on standard output, where a script reads them.
+    for (const auto& v : verdicts) {
+      for (const auto& f : v.failures) print_error(f);
+      if (!v.failures.empty() && !v.hint.empty()) print_note(fmt::format("{}: {}", v.file, v.hint));
+    }
     if (options->json) {
       nlohmann::json out = {{"schema", options->original ? "original-1.1" : "ecocompute"},
                             {"files", nlohmann::json::array()}};
@@ -92,10 +100,8 @@ void add_validate_command(CLI::App& app) {
           continue;
         }
         all_valid = false;
-        fmt::print("FAILED  {} ({} problem{})\n", v.file, v.failures.size(),
+        fmt::print("FAILED  {} ({} problem{}, on standard error)\n", v.file, v.failures.size(),
                    v.failures.size() == 1 ? "" : "s");
-        for (const auto& f : v.failures) fmt::print("  {}\n", f);
-        if (!v.hint.empty()) fmt::print("  hint: {}\n", v.hint);
       }
     }
     if (!all_valid) throw ExitStatus{1};

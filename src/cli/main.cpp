@@ -13,6 +13,7 @@
 #include "cli/original_compat.h"
 #include "cli/site_commands.h"
 #include "cli/sweep_commands.h"
+#include "core/diagnostic.h"
 #include "core/error.h"
 
 int main(int argc, char** argv) {
@@ -52,18 +53,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11's own messages name the option ("--repeats: ..."); they take our one error form too.
+    ec::print_error(e.what());
+    ec::print_note("run with --help for the options");
     return 2;
   } catch (const ec::cli::ExitStatus& e) {
     return e.code;
   } catch (const ec::UsageError& e) {
-    fmt::print(stderr, "ecocompute: {}\n", e.what());
+    ec::print_error(e.what());
     return 2;
   } catch (const ec::Error& e) {
-    fmt::print(stderr, "ecocompute: error: {}\n", e.what());
+    ec::print_error(e.what());
     return 1;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ecocompute: unexpected error: {}\n", e.what());
+    ec::print_error(fmt::format("unexpected: {}", e.what()));
     return 1;
   }
   return 0;

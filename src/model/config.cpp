@@ -251,6 +251,11 @@ ModelConfig parse_hf_config(const json& config, const std::string& source_name) 
            act->get<std::string>());
     }
   }
+  // The weights' dtypes come from the safetensors headers, but a torch_dtype that is not even a
+  // name means the file is not what it claims to be.
+  if (const json* dt = r.find("torch_dtype"); dt != nullptr && !dt->is_null() && !dt->is_string()) {
+    r.wrong("torch_dtype", "a dtype name such as \"float16\"", *dt);
+  }
   if (r.boolean_or("mlp_bias", false)) {
     fail("{}: field 'mlp_bias' is true; MLP biases are not implemented", source_name);
   }

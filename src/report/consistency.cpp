@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "report/energy_json.h"
+
 namespace ec::report {
 namespace {
 
@@ -358,6 +360,38 @@ class Checker {
     }
   }
 
+  // Fields our writer derives from others (energy_json.cpp): a report of ours where they disagree
+  // was edited after it was written, so it is refused rather than read as "not a measurement".
+  void derived_fields() {
+    if (!present_non_null(doc_, "/report_format")) return;  // the original's reports
+    if (auto b = text(doc_, "/benchmark"); b && *b != kBenchmark) {
+      failure("/benchmark", "'{}', but a report of this format names the methodology '{}'", *b,
+              kBenchmark);
+    }
+    const json* measures = find(doc_, "/meter/measures_energy");
+    auto source = text(doc_, "/meter/energy_source");
+    auto claimed = text(doc_, "/measurement_source");
+    if (measures != nullptr && measures->is_boolean() && source && claimed) {
+      const std::string expected = measures->get<bool>() && !source->empty() ? *source : "none";
+      if (*claimed != expected) {
+        failure("/measurement_source",
+                "'{}', but the meter (measures_energy {}, energy_source "
+                "'{}') gives '{}'",
+                *claimed, measures->get<bool>(), *source, expected);
+      }
+    }
+    // The engine's own runs always record prefill and decode (bench/protocol.cpp); a command run
+    // through the marker protocol (backend "external") records only the phases it marked.
+    auto backend = text(doc_, "/engine/backend");
+    const json* list = find(doc_, "/phases");
+    if (backend && *backend != "external" && list != nullptr && list->is_array() && list->empty()) {
+      failure("/phases",
+              "empty, but the engine ran here (backend '{}'): a run records its prefill "
+              "and decode phases",
+              *backend);
+    }
+  }
+
   template <class F>
   void each_iteration(const std::string& side, F&& f) {
     const json* list = find(doc_, side + "/iterations");
@@ -418,6 +452,7 @@ std::vector<std::string> check_consistency(const json& report, std::string_view 
   check.fp16_delta();
   check.measurement_matches_protocol();
   check.quality();
+  check.derived_fields();
   return check.take();
 }
 

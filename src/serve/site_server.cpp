@@ -1,6 +1,7 @@
 // The serve routes: the API (serve/api_routes.h), the site files; JSON errors for every refusal.
 #include "serve/site_server.h"
 
+#include <fmt/format.h>
 #include <httplib.h>
 
 #include "api/api.h"
@@ -26,6 +27,8 @@ void send_json(httplib::Response& res, const api::ApiResponse& r) {
   res.status = r.status;
   res.set_content(r.body.dump(2) + "\n", "application/json");
 }
+
+constexpr size_t kMaxHeaders = 100;
 
 const char* reason(int status) {
   switch (status) {
@@ -67,6 +70,14 @@ void SiteServer::routes() {
   // A declared body over the limit is refused before any of it is read (httplib would first read
   // and discard it, waiting for bytes a client may never send).
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    // httplib keeps every header line it is sent; no client of ours needs more than a few dozen.
+    if (req.headers.size() > kMaxHeaders) {
+      send_json(res, api::api_error(431, fmt::format("{}: {} header lines, at most {}", reason(431),
+                                                     req.headers.size(), kMaxHeaders)));
+      res.set_header("Connection", "close");
+      close_connection_after_response();
+      return httplib::Server::HandlerResponse::Handled;
+    }
     const std::string length = req.get_header_value("Content-Length");
     if (length.empty()) return httplib::Server::HandlerResponse::Unhandled;
     const bool digits =

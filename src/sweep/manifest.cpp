@@ -147,7 +147,12 @@ Manifest manifest_from_json(const nlohmann::json& j, const std::string& where) {
   m.created_utc = j.value("created_utc", "");
   m.updated_utc = j.value("updated_utc", "");
   // The cells must be exactly the spec's: ids are derived, never trusted from the file.
-  std::vector<CellConfig> expected = expand_cells(m.spec);
+  std::vector<CellConfig> expected;
+  try {
+    expected = expand_cells(m.spec);
+  } catch (const Error& e) {  // the spec's limits are the command line's; name the file here
+    fail("{}: field 'spec': {}", where, e.what());
+  }
   const auto& cells = j.value("cells", nlohmann::json::array());
   if (!cells.is_array() || cells.size() != expected.size()) {
     fail("{}: 'cells' has {} entries, the spec expands to {}", where,

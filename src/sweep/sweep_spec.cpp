@@ -33,7 +33,14 @@ SweepSpec spec_from_json(const nlohmann::json& j, const std::string& where) {
     s.iterations = field("iterations").get<int>();
     s.warmup = field("warmup").get<int>();
     s.run_args = field("run_args").get<std::vector<std::string>>();
-    if (!field("seed").is_null()) s.seed = field("seed").get<uint64_t>();
+    if (const auto& seed = field("seed"); !seed.is_null()) {
+      // get<uint64_t> would read -1 as 2^64 - 1: only a non-negative integer is a seed.
+      if (!seed.is_number_unsigned()) {
+        fail("{}: spec field 'seed' is {}, expected null or an integer from 0 to 2^64 - 1", where,
+             seed.dump().substr(0, 40));
+      }
+      s.seed = seed.get<uint64_t>();
+    }
   } catch (const nlohmann::json::exception& e) {
     fail("{}: spec field has the wrong type: {}", where, e.what());
   }
