@@ -84,7 +84,9 @@ inline void manifest_one_input(std::string_view text) {
     expect(m.cells.size() == sweep::expand_cells(m.spec).size(),
            "an accepted manifest's cells differ from its spec");
   } catch (const ec::Error&) {
-  } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::exception&) {
+    // Bad syntax or a number beyond double: read_manifest turns both into an ec::Error naming
+    // the file.
   }
 }
 

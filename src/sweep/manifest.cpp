@@ -184,7 +184,7 @@ std::optional<Manifest> load_manifest(const std::filesystem::path& dir) {
     // A manifest of 100,000 cells is ~60 MiB.
     j = parse_json_nested_at_most(read_file_at_most(path, 256u << 20, "sweep manifest"),
                                   path.string());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number beyond double
     fail("{}: not valid JSON: {}", path.string(), e.what());
   }
   return manifest_from_json(j, path.string());
