@@ -18,23 +18,35 @@ namespace {
 
 using nlohmann::json;
 
-TEST(ProtocolWithNvmlMeter, IterationsAreAlignedWindowsSplitAtOneSharedEdge) {
+// A fake H200 drawing a steady 300 W, its energy counter updating every 0.1 s.
+json steady_300w_gpu() {
   json device = {{"name", "Fake H200"},
                  {"power", json::array({json::array({0, 300})})},
                  {"counter_period_s", 0.1}};
-  ec::test::FakeNvml fake(json{{"devices", json::array({device})}});
+  return json{{"devices", json::array({device})}};
+}
+
+// The embedded default model on the CPU engine, FP16, no warm-up, idle baseline or quality probe:
+// what is metered is the fake GPU's 300 W over the protocol's windows.
+RunOptions cpu_fp16_run() {
+  RunOptions options;
+  options.precision = engine::Precision::fp16;
+  options.engine.backend = engine::Backend::cpu;
+  options.warmup = 0;
+  options.idle_seconds = 0.0;
+  options.quality = false;
+  return options;
+}
+
+TEST(ProtocolWithNvmlMeter, IterationsAreAlignedWindowsSplitAtOneSharedEdge) {
+  ec::test::FakeNvml fake(steady_300w_gpu());
   std::string reason;
   auto meter = meter::NvmlMeter::open(ec::test::no_rapl(100.0), &reason);
   ASSERT_NE(meter, nullptr) << reason;
 
-  RunOptions options;  // the embedded default model on the CPU engine; the "GPU" draws 300 W
-  options.precision = engine::Precision::fp16;
-  options.engine.backend = engine::Backend::cpu;
+  RunOptions options = cpu_fp16_run();
   options.new_tokens = 24;
-  options.warmup = 0;
   options.iterations = 3;
-  options.idle_seconds = 0.0;
-  options.quality = false;
   options.generations_per_window = 1;  // one generation per iteration, the rule off
   options.min_window_periods = 0.0;
   // Between an iteration's two windows lies the shared edge's own counter read, which no window's
@@ -76,22 +88,14 @@ TEST(ProtocolWithNvmlMeter, IterationsAreAlignedWindowsSplitAtOneSharedEdge) {
 // The window rule: each measured iteration holds generations until it lasts the rule's number
 // of counter periods (0.1 s on the fake), each reported with its generations and tokens.
 TEST(ProtocolWithNvmlMeter, TheWindowRuleFillsEachIterationWithGenerations) {
-  json device = {{"name", "Fake H200"},
-                 {"power", json::array({json::array({0, 300})})},
-                 {"counter_period_s", 0.1}};
-  ec::test::FakeNvml fake(json{{"devices", json::array({device})}});
+  ec::test::FakeNvml fake(steady_300w_gpu());
   std::string reason;
   auto meter = meter::NvmlMeter::open(ec::test::no_rapl(100.0), &reason);
   ASSERT_NE(meter, nullptr) << reason;
 
-  RunOptions options;
-  options.precision = engine::Precision::fp16;
-  options.engine.backend = engine::Backend::cpu;
+  RunOptions options = cpu_fp16_run();
   options.new_tokens = 4;  // a few ms a generation: the rule needs many
-  options.warmup = 0;
   options.iterations = 2;
-  options.idle_seconds = 0.0;
-  options.quality = false;
   options.min_window_periods = 3.0;
   auto record = run_protocol(options, *meter);
 
@@ -112,22 +116,14 @@ TEST(ProtocolWithNvmlMeter, TheWindowRuleFillsEachIterationWithGenerations) {
 }
 
 TEST(ProtocolWithNvmlMeter, APinnedWindowShorterThanTheRuleFailsTheRun) {
-  json device = {{"name", "Fake H200"},
-                 {"power", json::array({json::array({0, 300})})},
-                 {"counter_period_s", 0.1}};
-  ec::test::FakeNvml fake(json{{"devices", json::array({device})}});
+  ec::test::FakeNvml fake(steady_300w_gpu());
   std::string reason;
   auto meter = meter::NvmlMeter::open(ec::test::no_rapl(100.0), &reason);
   ASSERT_NE(meter, nullptr) << reason;
 
-  RunOptions options;
-  options.precision = engine::Precision::fp16;
-  options.engine.backend = engine::Backend::cpu;
+  RunOptions options = cpu_fp16_run();
   options.new_tokens = 4;
-  options.warmup = 0;
   options.iterations = 1;
-  options.idle_seconds = 0.0;
-  options.quality = false;
   options.generations_per_window = 1;
   options.min_window_periods = 100.0;  // 10 s: one generation of 4 tokens never lasts that
   try {
