@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh 30                  # CI: every target, 30 s each
 #   scripts/fuzz.sh 600 quant config    # the long run, or a few targets
 # Environment: EC_FUZZ_BUILD (build dir, default build/fuzz), EC_FUZZ_SOURCE (CMake source dir,
-# default the repository), EC_FUZZ_JOBS (build parallelism), EC_FUZZ_ARGS (extra libFuzzer flags).
+# default the repository), EC_FUZZ_JOBS (build parallelism), EC_FUZZ_ARGS (extra libFuzzer flags),
+# EC_FUZZ_SEED (libFuzzer's -seed; unset, each run draws its own and explores new ground).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -65,7 +66,7 @@ for target in "${targets[@]}"; do
   "$binary" "$corpus" "fuzz/corpus/$target" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len="$(max_len_for "$target")" \
     -dict="$build/logs/$target.dict" -artifact_prefix="$crashes/" -print_final_stats=1 \
-    ${EC_FUZZ_ARGS:-} >"$log" 2>&1 || rc=$?
+    ${EC_FUZZ_SEED:+-seed="$EC_FUZZ_SEED"} ${EC_FUZZ_ARGS:-} >"$log" 2>&1 || rc=$?
   execs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)"
   status="$(grep -E '^#[0-9]+' "$log" | tail -1 || true)"
   cov="$(grep -o 'cov: [0-9]*' <<<"$status" | grep -o '[0-9]*' || true)"

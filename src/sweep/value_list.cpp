@@ -72,9 +72,13 @@ std::vector<int> parse_int_list(std::string_view text, std::string_view what, in
     }
     if (first < min_value) bad(fmt::format("is below the minimum {}", min_value));
     if (last > std::numeric_limits<int>::max()) bad("is too large");
-    for (long long v = first; v <= last; v = op == '+' ? v + step : v * step) {
+    for (long long v = first;;) {
       out.push_back(static_cast<int>(v));
       if (out.size() > kMaxValues) bad(fmt::format("expands to more than {} values", kMaxValues));
+      // The next value is taken only when it stays within LAST, tested without forming it: a step
+      // or factor near the integer limit must end the range, not overflow.
+      if (op == '+' ? step > last - v : v > last / step) break;
+      v = op == '+' ? v + step : v * step;
     }
   }
   return out;

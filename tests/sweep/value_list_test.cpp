@@ -36,6 +36,17 @@ TEST(IntList, ValuesAndRanges) {
   EXPECT_THAT(parse_int_list("10-25+10,7", "--new-tokens", 1), ElementsAre(10, 20, 7));
 }
 
+TEST(IntList, StepsNearTheIntegerLimitEndTheRange) {
+  // The next value would overflow int64; the range holds only the values within LAST.
+  EXPECT_THAT(parse_int_list("1-6*1999999959999999999", "--new-tokens", 1), ElementsAre(1));
+  EXPECT_THAT(parse_int_list("2-2147483647+9223372036854775807", "--new-tokens", 1),
+              ElementsAre(2));
+  EXPECT_THAT(parse_int_list("1073741824-2147483647*2", "--new-tokens", 1),
+              ElementsAre(1073741824));
+  EXPECT_THAT(parse_int_list("2147483646-2147483647", "--gpus"),
+              ElementsAre(2147483646, 2147483647));
+}
+
 TEST(IntList, RejectsWhatItCannotRead) {
   for (const char* bad : {"x", "1-", "5-2", "1-8+0", "1-8*1", "0-8*2", "1.5", "2-4+x", "1,,2"}) {
     try {
