@@ -19,8 +19,8 @@ def main():
             else:
                 hf[row["model"]] = (row["tok_s"], None)
     print("| model | precision | basis | tok/s | J/1k tok | FP16 tok/s | FP16 J/1k tok | ΔE vs FP16 | "
-          "ppl | KL vs FP16 | top-1 | HF eager FP16 tok/s | HF J/1k tok |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "ppl | KL vs FP16 | top-1 | probe s | HF eager FP16 tok/s | HF J/1k tok |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in reports:
         try:
             r = json.load(open(path))
@@ -32,6 +32,7 @@ def main():
         q = r.get("quality", {}) or {}
         model = os.path.basename(path)[len("grid-"):-len(".json")].rsplit("-", 1)[0]
         h = hf.get(model, (None, None))
+        probe = sum(p.get("seconds", 0) for p in r.get("phases", []) if p.get("name") == "quality")
 
         def f(v, fmt="{:.1f}"):
             return fmt.format(v) if isinstance(v, (int, float)) else "n/a"
@@ -40,7 +41,7 @@ def main():
               f"{f(res.get('energy_per_token_mj'))} | {f(base.get('throughput_tokens_per_s'))} | "
               f"{f(base.get('energy_per_token_mj'))} | {f(res.get('vs_fp16_energy_pct'), '{:+.1f} %')} | "
               f"{f(q.get('value'), '{:.3f}')} | {f(q.get('mean_kl_vs_fp16'), '{:.4f}')} | "
-              f"{f(q.get('top1_agreement_vs_fp16'), '{:.3f}')} | "
+              f"{f(q.get('top1_agreement_vs_fp16'), '{:.3f}')} | {f(probe or None)} | "
               f"{f(h[0])} | {f(h[1], '{:.0f}')} |")
 
 

@@ -70,13 +70,13 @@ PY
       cat "$OUT/overhead.md"
       ;;
     grid)
+      # One process per model: its precisions share one FP16 baseline and one model load; the run
+      # writes grid-MODEL-<precision>.json per precision.
       for model in ${MODELS//,/ }; do
-        for p in ${PRECISIONS//,/ }; do
-          f="$WORK/reports/grid-$model-$p.json"
-          "$EC" run --model "$model" --precision "$p" --iterations "$ITER" --new-tokens "$TOKENS" --warmup 1 \
-            --idle-seconds 3 --hz 100 --out "$f" >>"$OUT/grid.log" 2>&1
-          echo "$model $p exit $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/grid.log"
-        done
+        timeout "${T_GRID:-420}" "$EC" run --model "$model" --precision "$PRECISIONS" --iterations "$ITER" \
+          --new-tokens "$TOKENS" --warmup 1 --idle-seconds 3 --hz 100 --out "$WORK/reports/grid-$model.json" \
+          >>"$OUT/grid.log" 2>&1
+        echo "$model $PRECISIONS exit $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/grid.log"
       done
       ;;
     sweep)
