@@ -264,9 +264,14 @@ Store::~Store() {
 
 void Store::upgrade() {
   exec("BEGIN IMMEDIATE");
+  int version = 0;
   try {
     // Read again under the write lock: another process may have upgraded the file meanwhile.
-    const int version = schema_version();
+    version = schema_version();
+    if (version > kSchemaVersion) {
+      fail("{}: store schema version {} is newer than this ecocompute understands ({}); upgrade",
+           path_.string(), version, kSchemaVersion);
+    }
     if (version == 0) {
       exec(create_sql().c_str());  // a new file gets the current layout at once
     } else if (version < kSchemaVersion) {
@@ -282,6 +287,11 @@ void Store::upgrade() {
       exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
     }
     exec("COMMIT");
+  } catch (const Error& e) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (version == 0 || version > kSchemaVersion) throw;
+    fail("{} (upgrading the store from schema version {} to {}; the file is unchanged)", e.what(),
+         version, kSchemaVersion);
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;

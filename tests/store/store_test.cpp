@@ -203,6 +203,7 @@ TEST(Store, MigrationThatFailsLeavesVersionOneIntact) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("duplicate column"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("upgrading the store from schema version 1 to 2"));
   }
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
