@@ -15,16 +15,20 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// `energy`: only runs an energy meter measured give the value.
 template <class Get>
-MetricSummary summarize_field(const std::vector<const store::RunRow*>& runs, bool energy, Get get) {
+MetricSummary summarize_field(const std::vector<const store::RunRow*>& runs, Get get) {
   std::vector<double> values;
   for (const auto* r : runs) {
-    if (energy && !r->is_measured()) continue;
     if (auto v = get(*r)) values.push_back(*v);
   }
   return summarize(values);
 }
+
+// A configuration's runs, and those of them an energy meter measured (the measurement rule is
+// asked once per run: it is string work, and 100,000 runs ask it).
+struct GroupRuns {
+  std::vector<const store::RunRow*> all, metered;
+};
 
 size_t trials(const store::RunRow& r) {
   // A record of the fit input stands for its n trials; every other record is one run.
@@ -76,39 +80,40 @@ MetricSummary summarize(std::span<const double> values) {
 AggregateResult aggregate(std::span<const store::RunRow> rows) {
   AggregateResult result;
   // NaN params would break the ordering; such runs group under a key with params_b = -1 instead.
-  std::map<ConfigKey, std::vector<const store::RunRow*>> groups;
+  std::map<ConfigKey, GroupRuns> groups;
   result.left_out = left_out_of_summaries(rows);
   for (const auto& r : rows) {
-    if (!r.is_measured()) {
+    const bool measured = r.is_measured();
+    if (!measured) {
       ++result.not_measured;
       if (!r.is_run_without_energy()) continue;
       ++result.without_energy;
     }
     ConfigKey key = config_key(r);
     if (std::isnan(key.params_b)) key.params_b = -1.0;
-    groups[key].push_back(&r);
+    GroupRuns& g = groups[key];
+    g.all.push_back(&r);
+    if (measured) g.metered.push_back(&r);
   }
-  for (auto& [key, runs] : groups) {
+  for (auto& [key, group] : groups) {
+    const auto& runs = group.all;
+    const auto& metered = group.metered;
     ConfigSummary s;
     s.key = key;
     if (s.key.params_b < 0) s.key.params_b = kNaN;
-    for (const auto* r : runs) {
-      s.n_trials += trials(*r);
-      if (r->is_measured()) s.energy_trials += trials(*r);
-    }
-    s.vs_fp16_energy_pct =
-        summarize_field(runs, true, [](auto& r) { return r.vs_fp16_energy_pct; });
-    s.energy_j_per_1k_tok =
-        summarize_field(runs, true, [](auto& r) { return r.energy_j_per_1k_tok; });
+    for (const auto* r : runs) s.n_trials += trials(*r);
+    for (const auto* r : metered) s.energy_trials += trials(*r);
+    s.vs_fp16_energy_pct = summarize_field(metered, [](auto& r) { return r.vs_fp16_energy_pct; });
+    s.energy_j_per_1k_tok = summarize_field(metered, [](auto& r) { return r.energy_j_per_1k_tok; });
     s.fp16_energy_j_per_1k_tok =
-        summarize_field(runs, true, [](auto& r) { return r.fp16_energy_j_per_1k_tok; });
-    s.throughput_tok_s = summarize_field(runs, false, [](auto& r) { return r.throughput_tok_s; });
-    s.avg_power_w = summarize_field(runs, true, [](auto& r) { return r.avg_power_w; });
-    s.mean_kl_vs_fp16 = summarize_field(runs, false, [](auto& r) { return r.mean_kl_vs_fp16; });
+        summarize_field(metered, [](auto& r) { return r.fp16_energy_j_per_1k_tok; });
+    s.throughput_tok_s = summarize_field(runs, [](auto& r) { return r.throughput_tok_s; });
+    s.avg_power_w = summarize_field(metered, [](auto& r) { return r.avg_power_w; });
+    s.mean_kl_vs_fp16 = summarize_field(runs, [](auto& r) { return r.mean_kl_vs_fp16; });
     s.top1_agreement_vs_fp16 =
-        summarize_field(runs, false, [](auto& r) { return r.top1_agreement_vs_fp16; });
+        summarize_field(runs, [](auto& r) { return r.top1_agreement_vs_fp16; });
     const MetricSummary dppl =
-        summarize_field(runs, false, [](auto& r) { return r.delta_perplexity_pct; });
+        summarize_field(runs, [](auto& r) { return r.delta_perplexity_pct; });
     if (dppl.n > 0) s.delta_perplexity_pct = dppl.mean;
     bool any_ppl = false;
     bool identical = true;

@@ -30,15 +30,22 @@ Groups by_configuration(std::span<const store::RunRow> rows) {
   return out;
 }
 
-// `energy`: only measured runs give the value.
 template <class Get>
-std::vector<double> values(const std::vector<const store::RunRow*>& runs, bool energy, Get get) {
+std::vector<double> values(const std::vector<const store::RunRow*>& runs, Get get) {
   std::vector<double> v;
   for (const auto* r : runs) {
-    if (energy && !r->is_measured()) continue;
     if (auto x = get(*r)) v.push_back(*x);
   }
   return v;
+}
+
+// The runs an energy meter measured: the only ones energy figures come from.
+std::vector<const store::RunRow*> metered(const std::vector<const store::RunRow*>& runs) {
+  std::vector<const store::RunRow*> out;
+  for (const auto* r : runs) {
+    if (r->is_measured()) out.push_back(r);
+  }
+  return out;
 }
 
 std::string label(const store::RunRow& r) {
@@ -53,8 +60,10 @@ ConfigComparison compare_runs(const std::vector<const store::RunRow*>& runs_a,
   c.params_b = runs_a.front()->params_b.value_or(NAN);
   c.runs_a = runs_a.size();
   c.runs_b = runs_b.size();
-  const auto da = values(runs_a, true, [](auto& r) { return r.vs_fp16_energy_pct; });
-  const auto db = values(runs_b, true, [](auto& r) { return r.vs_fp16_energy_pct; });
+  const auto ma = metered(runs_a);
+  const auto mb = metered(runs_b);
+  const auto da = values(ma, [](auto& r) { return r.vs_fp16_energy_pct; });
+  const auto db = values(mb, [](auto& r) { return r.vs_fp16_energy_pct; });
   c.delta_a = summarize(da);
   c.delta_b = summarize(db);
   c.gap_pp = c.delta_b.mean - c.delta_a.mean;
@@ -70,16 +79,16 @@ ConfigComparison compare_runs(const std::vector<const store::RunRow*>& runs_a,
   c.noise_pp = k ? std::sqrt(ss / k) : NAN;
   c.gap_in_noise = c.noise_pp > 0 ? std::fabs(c.gap_pp) / c.noise_pp : NAN;
   c.welch = welch_t_test(da, db);
-  const double ea = mean(values(runs_a, true, [](auto& r) { return r.energy_j_per_1k_tok; }));
-  const double eb = mean(values(runs_b, true, [](auto& r) { return r.energy_j_per_1k_tok; }));
-  const double fa = mean(values(runs_a, true, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
-  const double fb = mean(values(runs_b, true, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
+  const double ea = mean(values(ma, [](auto& r) { return r.energy_j_per_1k_tok; }));
+  const double eb = mean(values(mb, [](auto& r) { return r.energy_j_per_1k_tok; }));
+  const double fa = mean(values(ma, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
+  const double fb = mean(values(mb, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
   c.energy_drift_pct = (eb / ea - 1.0) * 100.0;
   c.fp16_energy_drift_pct = (fb / fa - 1.0) * 100.0;
-  c.kl_a = summarize(values(runs_a, false, [](auto& r) { return r.mean_kl_vs_fp16; }));
-  c.kl_b = summarize(values(runs_b, false, [](auto& r) { return r.mean_kl_vs_fp16; }));
-  c.top1_a = summarize(values(runs_a, false, [](auto& r) { return r.top1_agreement_vs_fp16; }));
-  c.top1_b = summarize(values(runs_b, false, [](auto& r) { return r.top1_agreement_vs_fp16; }));
+  c.kl_a = summarize(values(runs_a, [](auto& r) { return r.mean_kl_vs_fp16; }));
+  c.kl_b = summarize(values(runs_b, [](auto& r) { return r.mean_kl_vs_fp16; }));
+  c.top1_a = summarize(values(runs_a, [](auto& r) { return r.top1_agreement_vs_fp16; }));
+  c.top1_b = summarize(values(runs_b, [](auto& r) { return r.top1_agreement_vs_fp16; }));
   return c;
 }
 
