@@ -60,8 +60,12 @@ inline void check_store_round_trip(std::span<const store::RunRow> rows) {
 // Aggregation and every printer accept whatever the importers accepted.
 inline void check_printers(std::span<const store::RunRow> rows) {
   const analysis::AggregateResult result = analysis::aggregate(rows);
-  size_t measured = 0;
-  for (const auto& c : result.configs) measured += c.n_trials;
+  size_t measured = 0;  // energy measurements in the summaries
+  size_t summarised = 0;
+  for (const auto& c : result.configs) {
+    measured += c.energy_trials;
+    summarised += c.n_trials;
+  }
   // A record of the fit input stands for its n trials; every other record is one run.
   size_t trials = 0;
   for (const auto& r : rows) {
@@ -69,6 +73,10 @@ inline void check_printers(std::span<const store::RunRow> rows) {
         r.is_measured() ? static_cast<size_t>(std::max<int64_t>(1, r.n_trials.value_or(1))) : 1;
   }
   expect(measured + result.not_measured == trials, "aggregate lost or invented runs");
+  // Runs without an energy meter join their configuration for throughput and quality only.
+  expect(result.without_energy <= result.not_measured &&
+             summarised >= measured + result.without_energy,
+         "aggregate lost or invented runs without an energy meter");
   for (const analysis::Table& table :
        {analysis::summary_table(result), analysis::aggregate_table(result),
         analysis::raw_table(rows)}) {

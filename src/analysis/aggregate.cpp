@@ -24,10 +24,25 @@ MetricSummary summarize_field(const std::vector<const store::RunRow*>& runs, Get
   return summarize(values);
 }
 
+// A configuration's runs, and those of them an energy meter measured (the measurement rule is
+// asked once per run: it is string work, and 100,000 runs ask it).
+struct GroupRuns {
+  std::vector<const store::RunRow*> all, metered;
+};
+
+size_t trials(const store::RunRow& r) {
+  // A record of the fit input stands for its n trials; every other record is one run.
+  return static_cast<size_t>(std::max<int64_t>(1, r.n_trials.value_or(1)));
+}
+
 // Rounded for the tables: 4 decimals are below any meter's resolution and keep CSVs readable.
 store::Value rounded(double v) {
   if (!std::isfinite(v)) return {};
   return std::round(v * 1e4) / 1e4;
+}
+
+store::Value mean_or_absent(const MetricSummary& m) {
+  return m.n == 0 ? store::Value{} : rounded(m.mean);
 }
 
 // As the original's summary writes its numbers: Python's round(v, decimals), correctly rounded
@@ -65,31 +80,38 @@ MetricSummary summarize(std::span<const double> values) {
 AggregateResult aggregate(std::span<const store::RunRow> rows) {
   AggregateResult result;
   // NaN params would break the ordering; such runs group under a key with params_b = -1 instead.
-  std::map<ConfigKey, std::vector<const store::RunRow*>> groups;
-  result.left_out = left_out(rows);
+  std::map<ConfigKey, GroupRuns> groups;
+  result.left_out = left_out_of_summaries(rows);
   for (const auto& r : rows) {
-    if (!r.is_measured()) {
+    const bool measured = r.is_measured();
+    if (!measured) {
       ++result.not_measured;
-      continue;
+      if (!r.is_run_without_energy()) continue;
+      ++result.without_energy;
     }
     ConfigKey key = config_key(r);
     if (std::isnan(key.params_b)) key.params_b = -1.0;
-    groups[key].push_back(&r);
+    GroupRuns& g = groups[key];
+    g.all.push_back(&r);
+    if (measured) g.metered.push_back(&r);
   }
-  for (auto& [key, runs] : groups) {
+  for (auto& [key, group] : groups) {
+    const auto& runs = group.all;
+    const auto& metered = group.metered;
     ConfigSummary s;
     s.key = key;
     if (s.key.params_b < 0) s.key.params_b = kNaN;
-    // A record of the fit input stands for its n trials; every other record is one run.
-    s.n_trials = 0;
-    for (const auto* r : runs)
-      s.n_trials += static_cast<size_t>(std::max<int64_t>(1, r->n_trials.value_or(1)));
-    s.vs_fp16_energy_pct = summarize_field(runs, [](auto& r) { return r.vs_fp16_energy_pct; });
-    s.energy_j_per_1k_tok = summarize_field(runs, [](auto& r) { return r.energy_j_per_1k_tok; });
+    for (const auto* r : runs) s.n_trials += trials(*r);
+    for (const auto* r : metered) s.energy_trials += trials(*r);
+    s.vs_fp16_energy_pct = summarize_field(metered, [](auto& r) { return r.vs_fp16_energy_pct; });
+    s.energy_j_per_1k_tok = summarize_field(metered, [](auto& r) { return r.energy_j_per_1k_tok; });
     s.fp16_energy_j_per_1k_tok =
-        summarize_field(runs, [](auto& r) { return r.fp16_energy_j_per_1k_tok; });
+        summarize_field(metered, [](auto& r) { return r.fp16_energy_j_per_1k_tok; });
     s.throughput_tok_s = summarize_field(runs, [](auto& r) { return r.throughput_tok_s; });
-    s.avg_power_w = summarize_field(runs, [](auto& r) { return r.avg_power_w; });
+    s.avg_power_w = summarize_field(metered, [](auto& r) { return r.avg_power_w; });
+    s.mean_kl_vs_fp16 = summarize_field(runs, [](auto& r) { return r.mean_kl_vs_fp16; });
+    s.top1_agreement_vs_fp16 =
+        summarize_field(runs, [](auto& r) { return r.top1_agreement_vs_fp16; });
     const MetricSummary dppl =
         summarize_field(runs, [](auto& r) { return r.delta_perplexity_pct; });
     if (dppl.n > 0) s.delta_perplexity_pct = dppl.mean;
@@ -135,7 +157,9 @@ Table summary_table(const AggregateResult& result) {
                "perplexity_identical_across_replicates"};
   // The original's value formats: means and SDs to 3 decimals, CVs (%) to 2, yes/no; rows by size.
   std::vector<const ConfigSummary*> order;
-  for (const auto& s : result.configs) order.push_back(&s);
+  for (const auto& s : result.configs) {
+    if (s.energy_trials > 0) order.push_back(&s);
+  }
   std::stable_sort(order.begin(), order.end(), [](const ConfigSummary* a, const ConfigSummary* b) {
     auto size = [](double n) {
       return std::isnan(n) ? std::numeric_limits<double>::infinity() : n;
@@ -150,7 +174,7 @@ Table summary_table(const AggregateResult& result) {
     if (s->perplexity_identical) identical = std::string(*s->perplexity_identical ? "yes" : "no");
     t.rows.push_back(
         {std::isfinite(s->key.params_b) ? store::Value{s->key.params_b} : store::Value{},
-         s->key.model, s->key.precision, static_cast<int64_t>(s->n_trials),
+         s->key.model, s->key.precision, static_cast<int64_t>(s->energy_trials),
          m3(s->energy_j_per_1k_tok.mean), m3(s->energy_j_per_1k_tok.sd),
          cv2(s->energy_j_per_1k_tok.cv_pct), m3(s->fp16_energy_j_per_1k_tok.mean),
          m3(s->fp16_energy_j_per_1k_tok.sd), cv2(s->fp16_energy_j_per_1k_tok.cv_pct),
@@ -174,8 +198,10 @@ Table aggregate_table(const AggregateResult& result) {
       t.columns.push_back(fmt::format("{}_{}", m, stat));
     }
   }
-  t.columns.push_back("delta_perplexity_pct");
-  t.columns.push_back("perplexity_identical");
+  for (const char* c : {"delta_perplexity_pct", "perplexity_identical", "mean_kl_vs_fp16",
+                        "top1_agreement_vs_fp16", "n_energy"}) {
+    t.columns.push_back(c);
+  }
   for (const auto& s : result.configs) {
     std::vector<store::Value> row{
         s.key.session,
@@ -200,6 +226,9 @@ Table aggregate_table(const AggregateResult& result) {
     if (s.perplexity_identical) identical = std::string(*s.perplexity_identical ? "yes" : "no");
     row.push_back(std::move(delta_ppl));
     row.push_back(std::move(identical));
+    row.push_back(mean_or_absent(s.mean_kl_vs_fp16));
+    row.push_back(mean_or_absent(s.top1_agreement_vs_fp16));
+    row.push_back(static_cast<int64_t>(s.energy_trials));
     t.rows.push_back(std::move(row));
   }
   return t;

@@ -21,7 +21,8 @@ using Groups = std::map<Bucket, std::map<std::string, std::vector<const store::R
 Groups by_configuration(std::span<const store::RunRow> rows) {
   Groups out;
   for (const auto& r : rows) {
-    if (!r.is_measured() || !r.vs_fp16_energy_pct) continue;
+    const bool energy = r.is_measured() && r.vs_fp16_energy_pct;
+    if (!energy && !r.is_run_without_energy()) continue;
     out[{normalised_gpu(r.gpu), r.precision, r.weight_format, r.params_b.value_or(-1.0)}]
        [normalised_model(r.model)]
            .push_back(&r);
@@ -38,6 +39,15 @@ std::vector<double> values(const std::vector<const store::RunRow*>& runs, Get ge
   return v;
 }
 
+// The runs an energy meter measured: the only ones energy figures come from.
+std::vector<const store::RunRow*> metered(const std::vector<const store::RunRow*>& runs) {
+  std::vector<const store::RunRow*> out;
+  for (const auto* r : runs) {
+    if (r->is_measured()) out.push_back(r);
+  }
+  return out;
+}
+
 std::string label(const store::RunRow& r) {
   return config_key(r).configuration_label();
 }
@@ -48,8 +58,12 @@ ConfigComparison compare_runs(const std::vector<const store::RunRow*>& runs_a,
   c.configuration = label(*runs_a.front());
   if (label(*runs_b.front()) != c.configuration) c.matched_as = label(*runs_b.front());
   c.params_b = runs_a.front()->params_b.value_or(NAN);
-  const auto da = values(runs_a, [](auto& r) { return r.vs_fp16_energy_pct; });
-  const auto db = values(runs_b, [](auto& r) { return r.vs_fp16_energy_pct; });
+  c.runs_a = runs_a.size();
+  c.runs_b = runs_b.size();
+  const auto ma = metered(runs_a);
+  const auto mb = metered(runs_b);
+  const auto da = values(ma, [](auto& r) { return r.vs_fp16_energy_pct; });
+  const auto db = values(mb, [](auto& r) { return r.vs_fp16_energy_pct; });
   c.delta_a = summarize(da);
   c.delta_b = summarize(db);
   c.gap_pp = c.delta_b.mean - c.delta_a.mean;
@@ -65,12 +79,16 @@ ConfigComparison compare_runs(const std::vector<const store::RunRow*>& runs_a,
   c.noise_pp = k ? std::sqrt(ss / k) : NAN;
   c.gap_in_noise = c.noise_pp > 0 ? std::fabs(c.gap_pp) / c.noise_pp : NAN;
   c.welch = welch_t_test(da, db);
-  const double ea = mean(values(runs_a, [](auto& r) { return r.energy_j_per_1k_tok; }));
-  const double eb = mean(values(runs_b, [](auto& r) { return r.energy_j_per_1k_tok; }));
-  const double fa = mean(values(runs_a, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
-  const double fb = mean(values(runs_b, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
+  const double ea = mean(values(ma, [](auto& r) { return r.energy_j_per_1k_tok; }));
+  const double eb = mean(values(mb, [](auto& r) { return r.energy_j_per_1k_tok; }));
+  const double fa = mean(values(ma, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
+  const double fb = mean(values(mb, [](auto& r) { return r.fp16_energy_j_per_1k_tok; }));
   c.energy_drift_pct = (eb / ea - 1.0) * 100.0;
   c.fp16_energy_drift_pct = (fb / fa - 1.0) * 100.0;
+  c.kl_a = summarize(values(runs_a, [](auto& r) { return r.mean_kl_vs_fp16; }));
+  c.kl_b = summarize(values(runs_b, [](auto& r) { return r.mean_kl_vs_fp16; }));
+  c.top1_a = summarize(values(runs_a, [](auto& r) { return r.top1_agreement_vs_fp16; }));
+  c.top1_b = summarize(values(runs_b, [](auto& r) { return r.top1_agreement_vs_fp16; }));
   return c;
 }
 
@@ -103,8 +121,8 @@ Comparison compare_sets(std::span<const store::RunRow> a, std::span<const store:
                         const std::set<std::string>& accept) {
   Comparison out;
   out.stacks = compare_version_stacks(a, b, accept);
-  out.left_out_a = left_out(a);
-  out.left_out_b = left_out(b);
+  out.left_out_a = left_out_of_summaries(a);
+  out.left_out_b = left_out_of_summaries(b);
   const Groups ga = by_configuration(a);
   const Groups gb = by_configuration(b);
   std::set<std::pair<Bucket, std::string>> matched_b;
@@ -167,18 +185,38 @@ Table comparison_table(const Comparison& c) {
                "welch_p",
                "energy_drift_pct",
                "fp16_energy_drift_pct",
-               "b_names_it"};
+               "b_names_it",
+               "kl_a_mean",
+               "kl_b_mean",
+               "top1_a_mean",
+               "top1_b_mean"};
   auto r4 = [](double v) -> store::Value {
     if (!std::isfinite(v)) return {};
     return std::round(v * 1e4) / 1e4;
   };
+  auto mean4 = [&](const MetricSummary& m) { return m.n == 0 ? store::Value{} : r4(m.mean); };
   for (const auto& x : c.configs) {
-    t.rows.push_back({x.configuration, r4(x.params_b), static_cast<int64_t>(x.delta_a.n),
-                      r4(x.delta_a.mean), r4(x.delta_a.sd), static_cast<int64_t>(x.delta_b.n),
-                      r4(x.delta_b.mean), r4(x.delta_b.sd), r4(x.gap_pp), r4(x.noise_pp),
-                      r4(x.gap_in_noise), r4(x.welch.t), r4(x.welch.df), r4(x.welch.p_two_sided),
-                      r4(x.energy_drift_pct), r4(x.fp16_energy_drift_pct),
-                      x.matched_as.empty() ? store::Value{} : store::Value{x.matched_as}});
+    t.rows.push_back({x.configuration,
+                      r4(x.params_b),
+                      static_cast<int64_t>(x.runs_a),
+                      r4(x.delta_a.mean),
+                      r4(x.delta_a.sd),
+                      static_cast<int64_t>(x.runs_b),
+                      r4(x.delta_b.mean),
+                      r4(x.delta_b.sd),
+                      r4(x.gap_pp),
+                      r4(x.noise_pp),
+                      r4(x.gap_in_noise),
+                      r4(x.welch.t),
+                      r4(x.welch.df),
+                      r4(x.welch.p_two_sided),
+                      r4(x.energy_drift_pct),
+                      r4(x.fp16_energy_drift_pct),
+                      x.matched_as.empty() ? store::Value{} : store::Value{x.matched_as},
+                      mean4(x.kl_a),
+                      mean4(x.kl_b),
+                      mean4(x.top1_a),
+                      mean4(x.top1_b)});
   }
   return t;
 }

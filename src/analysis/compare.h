@@ -22,13 +22,16 @@ struct ConfigComparison {
   std::string configuration;  // GPU model precision[/format], as side A names it
   std::string matched_as;     // side B's name for it when spelled differently, else ""
   double params_b = 0.0;
-  MetricSummary delta_a, delta_b;  // vs_fp16_energy_pct per side
+  size_t runs_a = 0, runs_b = 0;   // runs per side, with or without an energy meter
+  MetricSummary delta_a, delta_b;  // vs_fp16_energy_pct per side (measured runs)
   double gap_pp = 0.0;             // mean_b − mean_a, percentage points
   double noise_pp = 0.0;           // RMS of the two sides' SDs; NaN when neither has n ≥ 2
   double gap_in_noise = 0.0;       // |gap| / noise
   WelchResult welch{};
   double energy_drift_pct = 0.0;       // mean J/1k tok, B vs A
   double fp16_energy_drift_pct = 0.0;  // FP16 baseline, B vs A
+  MetricSummary kl_a, kl_b;            // mean_kl_vs_fp16 per side, nats
+  MetricSummary top1_a, top1_b;        // top1_agreement_vs_fp16 per side
 };
 
 struct Comparison {
@@ -38,11 +41,13 @@ struct Comparison {
   std::vector<LeftOut> left_out_a, left_out_b;  // runs that are not measurements, by why
 };
 
-// Only measured runs count. Configurations pair by GPU, model, size, precision and format, with
-// names normalised: the GPU without "NVIDIA"/"GeForce" and case ("RTX 4090" = "NVIDIA GeForce RTX
-// 4090"); the model without its organisation and case, a shorter name matching a longer one that
-// extends it at a '-' ("TinyLlama-1.1B" = "TinyLlama/TinyLlama-1.1B-Chat-v1.0") when the sizes
-// agree. `accept` names version-stack fields whose difference the user accepts.
+// Measured runs count in every figure; runs without an energy meter (basis 'unavailable') pair
+// too and count in KL and top-1 only, so two CPU sessions compare on quality. Configurations pair
+// by GPU, model, size, precision and format, with names normalised: the GPU without
+// "NVIDIA"/"GeForce" and case ("RTX 4090" = "NVIDIA GeForce RTX 4090"); the model without its
+// organisation and case, a shorter name matching a longer one that extends it at a '-'
+// ("TinyLlama-1.1B" = "TinyLlama/TinyLlama-1.1B-Chat-v1.0") when the sizes agree. `accept` names
+// version-stack fields whose difference the user accepts.
 Comparison compare_sets(std::span<const store::RunRow> a, std::span<const store::RunRow> b,
                         const std::set<std::string>& accept = {});
 

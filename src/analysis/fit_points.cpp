@@ -47,7 +47,7 @@ std::vector<FitPoint> fit_points_from_runs(std::span<const store::RunRow> rows, 
     p.delta_pct = s.vs_fp16_energy_pct.mean;
     p.fp16_energy_j_per_1k_tok =
         s.fp16_energy_j_per_1k_tok.n ? s.fp16_energy_j_per_1k_tok.mean : 0.0;
-    p.n = static_cast<int64_t>(s.n_trials);
+    p.n = static_cast<int64_t>(s.energy_trials);
     p.source = s.key.session;
     if (p.precision == "FP16") continue;  // the baseline itself has no curve
     points.push_back(std::move(p));

@@ -256,6 +256,9 @@ store::RunRow import_report(std::string_view text, const std::filesystem::path& 
     row.perplexity = in.number("quality.value");
     row.fp16_perplexity = in.number("quality.fp16_value");
     row.delta_perplexity_pct = in.number("quality.delta_vs_fp16_pct");
+    // Ours only; the ranges are row checks, so a CSV carrying these columns is held to them too.
+    row.mean_kl_vs_fp16 = in.number("quality.mean_kl_vs_fp16");
+    row.top1_agreement_vs_fp16 = in.number("quality.top1_agreement_vs_fp16");
     row.quality_tokens_evaluated = in.integer("quality.tokens_evaluated");
     row.quality_seq_len = in.integer("quality.seq_len");
     row.quality_corpus_sha256 = in.text("quality.corpus.sha256");

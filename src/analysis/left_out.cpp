@@ -8,9 +8,12 @@
 
 namespace ec::analysis {
 
-std::vector<LeftOut> left_out(std::span<const store::RunRow> rows) {
+namespace {
+
+std::vector<LeftOut> grouped(std::span<const store::RunRow> rows, bool keep_without_energy) {
   std::map<std::string, size_t> counts;
   for (const auto& r : rows) {
+    if (keep_without_energy && r.is_run_without_energy()) continue;
     std::string why = r.why_not_measured();
     if (!why.empty()) ++counts[std::move(why)];
   }
@@ -19,6 +22,16 @@ std::vector<LeftOut> left_out(std::span<const store::RunRow> rows) {
   std::stable_sort(out.begin(), out.end(),
                    [](const LeftOut& a, const LeftOut& b) { return a.runs > b.runs; });
   return out;
+}
+
+}  // namespace
+
+std::vector<LeftOut> left_out(std::span<const store::RunRow> rows) {
+  return grouped(rows, false);
+}
+
+std::vector<LeftOut> left_out_of_summaries(std::span<const store::RunRow> rows) {
+  return grouped(rows, true);
 }
 
 std::string left_out_line(const std::vector<LeftOut>& groups) {

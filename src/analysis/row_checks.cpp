@@ -101,6 +101,17 @@ std::vector<std::string> row_check_failures(const store::RunRow& r) {
   positive(out, "total_energy_j", r.total_energy_j);
   positive(out, "perplexity", r.perplexity);
   positive(out, "fp16_perplexity", r.fp16_perplexity);
+  if (r.mean_kl_vs_fp16 && !(*r.mean_kl_vs_fp16 >= 0.0)) {
+    out.push_back(
+        fmt::format("field 'mean_kl_vs_fp16': expected a KL divergence ≥ 0 (nats), got {}",
+                    *r.mean_kl_vs_fp16));
+  }
+  if (r.top1_agreement_vs_fp16 &&
+      !(*r.top1_agreement_vs_fp16 >= 0.0 && *r.top1_agreement_vs_fp16 <= 1.0)) {
+    out.push_back(
+        fmt::format("field 'top1_agreement_vs_fp16': expected a fraction from 0 to 1, got {}",
+                    *r.top1_agreement_vs_fp16));
+  }
   at_least(out, "replicate", r.replicate, 1);
   at_least(out, "batch_size", r.batch_size, 1);
   at_least(out, "context_length", r.context_length, 1);

@@ -12,7 +12,10 @@ analysis::Table brief_table(const analysis::AggregateResult& r) {
   t.name = "aggregate";
   t.columns = {"session",      "gpu",           "model", "precision", "n",
                "ΔE vs FP16 %", "± 95 %",        "SD",    "CV %",      "J/1k tok",
-               "CV %",         "FP16 J/1k tok", "tok/s", "W",         "ppl identical"};
+               "CV %",         "FP16 J/1k tok", "tok/s", "W",         "KL vs FP16",
+               "top-1",        "ppl identical"};
+  // NaN (no run gave the metric) prints as an empty cell.
+  auto mean = [](const analysis::MetricSummary& m) { return m.n == 0 ? NAN : m.mean; };
   for (const auto& s : r.configs) {
     std::string precision = s.key.precision;
     if (!s.key.weight_format.empty()) precision += "/" + s.key.weight_format;
@@ -22,7 +25,8 @@ analysis::Table brief_table(const analysis::AggregateResult& r) {
         {s.key.session, s.key.gpu, s.key.model, precision, static_cast<int64_t>(s.n_trials),
          s.vs_fp16_energy_pct.mean, s.vs_fp16_energy_pct.ci95.half_width, s.vs_fp16_energy_pct.sd,
          s.vs_fp16_energy_pct.cv_pct, s.energy_j_per_1k_tok.mean, s.energy_j_per_1k_tok.cv_pct,
-         s.fp16_energy_j_per_1k_tok.mean, s.throughput_tok_s.mean, s.avg_power_w.mean, identical});
+         s.fp16_energy_j_per_1k_tok.mean, s.throughput_tok_s.mean, s.avg_power_w.mean,
+         mean(s.mean_kl_vs_fp16), mean(s.top1_agreement_vs_fp16), identical});
   }
   return t;
 }
@@ -55,6 +59,12 @@ void add_aggregate_command(CLI::App& app) {
     const analysis::AggregateResult result = analysis::aggregate(runs.rows);
     if (!result.left_out.empty()) {
       print_note(analysis::left_out_line(result.left_out));
+    }
+    if (result.without_energy > 0) {
+      print_note(fmt::format(
+          "{} run(s) without an energy meter (basis 'unavailable'): in throughput and quality, "
+          "not in energy",
+          result.without_energy));
     }
     // Before any file is written: a failed command leaves every existing file as it was.
     if (result.configs.empty()) analysis_cli::nothing_left("aggregate", runs.problems);

@@ -38,6 +38,10 @@ bool is_hardware_source(std::string_view source) {
   return false;
 }
 
+bool is_run_without_energy(std::string_view basis) {
+  return basis == "unavailable";
+}
+
 std::string why_not_a_measurement(std::string_view basis, std::string_view source) {
   if (basis != "measured") {
     return fmt::format("basis is '{}', not 'measured'", basis.empty() ? "(none)" : basis);

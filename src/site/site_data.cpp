@@ -55,6 +55,9 @@ json config_json(const analysis::ConfigSummary& c) {
           {"avg_power_w", metric(c.avg_power_w)},
           {"delta_perplexity_pct", opt(c.delta_perplexity_pct)},
           {"perplexity_identical", opt(c.perplexity_identical)},
+          {"mean_kl_vs_fp16", metric(c.mean_kl_vs_fp16)},
+          {"top1_agreement_vs_fp16", metric(c.top1_agreement_vs_fp16)},
+          {"n_energy", c.energy_trials},
           {"run_ids", c.run_ids}};
 }
 
@@ -72,7 +75,11 @@ json comparison_json(const std::string& a, const std::string& b, const analysis:
                     {"welch_df", num(r.welch.df)},
                     {"welch_p", num(r.welch.p_two_sided)},
                     {"energy_drift_pct", num(r.energy_drift_pct)},
-                    {"fp16_energy_drift_pct", num(r.fp16_energy_drift_pct)}});
+                    {"fp16_energy_drift_pct", num(r.fp16_energy_drift_pct)},
+                    {"kl_a", metric(r.kl_a)},
+                    {"kl_b", metric(r.kl_b)},
+                    {"top1_a", metric(r.top1_a)},
+                    {"top1_b", metric(r.top1_b)}});
   }
   return {{"a", a},
           {"b", b},
@@ -198,8 +205,12 @@ json site_data(const SiteInput& input, const std::string& generated_utc) {
     }
   }
   out["not_measured"] = not_measured;
+  // Every run that is not an energy measurement, by why: runs without a meter are counted here
+  // too, although their configurations show throughput and quality.
   json left_out = json::array();
-  for (const auto& g : agg.left_out) left_out.push_back({{"reason", g.reason}, {"runs", g.runs}});
+  for (const auto& g : analysis::left_out(input.runs)) {
+    left_out.push_back({{"reason", g.reason}, {"runs", g.runs}});
+  }
   out["left_out"] = left_out;
   json sessions = json::array();
   for (const auto& [name, rows] : by_session) {

@@ -52,8 +52,8 @@ constexpr FieldKind kind_of() {
 }
 
 template <auto Member>
-constexpr RunField field(std::string_view name) {
-  return {name, kind_of<Member>(), false, &get_member<Member>, &set_member<Member>};
+constexpr RunField field(std::string_view name, int since_schema = 1) {
+  return {name, kind_of<Member>(), false, &get_member<Member>, &set_member<Member>, since_schema};
 }
 
 // Version fields are looked up by name in RunRow::versions; the name is captured by a template
@@ -128,6 +128,9 @@ const std::array kFields = {
     field<&RunRow::source_path>("source_path"),
     field<&RunRow::source_format>("source_format"),
     field<&RunRow::weight_format>("weight_format"),
+    // Not in the published layout: the original's quality is perplexity alone.
+    field<&RunRow::mean_kl_vs_fp16>("mean_kl_vs_fp16", 2),
+    field<&RunRow::top1_agreement_vs_fp16>("top1_agreement_vs_fp16", 2),
 };
 
 constexpr std::array<std::string_view, 39> kPublishedRepeats = {
@@ -182,6 +185,10 @@ const std::array<std::string_view, 38> kPublished = [] {
 }();
 
 }  // namespace
+
+bool RunRow::is_run_without_energy() const {
+  return report::is_run_without_energy(basis);
+}
 
 std::string RunRow::why_not_measured() const {
   return report::why_not_a_measurement(basis, measurement_source);

@@ -47,6 +47,8 @@ struct RunRow {
   std::optional<double> perplexity;
   std::optional<double> fp16_perplexity;
   std::optional<double> delta_perplexity_pct;
+  std::optional<double> mean_kl_vs_fp16;  // nats, ≥ 0: KL(P_fp16 ‖ P_this) per scored token
+  std::optional<double> top1_agreement_vs_fp16;  // 0..1: positions whose argmax equals FP16's
   std::optional<int64_t> quality_tokens_evaluated;
   std::optional<int64_t> quality_seq_len;
   std::string quality_corpus_sha256;
@@ -62,6 +64,9 @@ struct RunRow {
   // The one measurement rule (report/measurement_rule.h) on basis and measurement_source: what
   // every statistic, fit, chart and regression check admits.
   bool is_measured() const { return why_not_measured().empty(); }
+  // A run without an energy meter (report::is_run_without_energy): its throughput and quality
+  // count, its energy never does.
+  bool is_run_without_energy() const;
   // Why this run is kept but never used as a measurement; empty when it is one.
   std::string why_not_measured() const;
 };
@@ -69,16 +74,18 @@ struct RunRow {
 enum class FieldKind { text, real, integer };
 
 // A named field of RunRow. `version` fields live in RunRow::versions under the same name.
+// `since_schema`: the store schema version that added its column (store.h migrates older files).
 struct RunField {
   std::string_view name;
   FieldKind kind;
   bool version;
   Value (*get)(const RunRow&);
   void (*set)(RunRow&, const Value&);
+  int since_schema = 1;
 };
 
 // Every field, in the published CSV's column order first (`replicate` right after `timestamp_utc`),
-// then ours (source_path, source_format, weight_format).
+// then ours (source_path, source_format, weight_format, mean_kl_vs_fp16, top1_agreement_vs_fp16).
 std::span<const RunField> run_fields();
 
 // The published CSV layout's columns; `with_replicate` gives the repeats file's layout.

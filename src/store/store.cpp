@@ -169,6 +169,7 @@ std::string row_hash_with(const RunRow& row, std::string_view versions) {
   for (const auto& f : run_fields()) {
     if (f.name == "source_path") continue;
     const Value v = f.get(row);
+    if (f.since_schema > 1 && std::holds_alternative<std::monostate>(v)) continue;
     s += f.name;
     s += '=';
     if (auto* t = std::get_if<std::string>(&v)) {
@@ -239,13 +240,7 @@ Store Store::open(const std::filesystem::path& path) {
     // runs touches ~100 MB of table and index pages, and a small cache writes them out repeatedly.
     store.exec("PRAGMA cache_size=-65536");
   }
-  if (version < kSchemaVersion) {
-    // Version 0 is a new file; later schema versions add their migrations here, in order.
-    store.exec("BEGIN IMMEDIATE");
-    store.exec(create_sql().c_str());
-    store.exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
-    store.exec("COMMIT");
-  }
+  if (version < kSchemaVersion) store.upgrade();
   return store;
 }
 
@@ -265,6 +260,42 @@ Store& Store::operator=(Store&& other) noexcept {
 
 Store::~Store() {
   sqlite3_close(db_);
+}
+
+void Store::upgrade() {
+  exec("BEGIN IMMEDIATE");
+  int version = 0;
+  try {
+    // Read again under the write lock: another process may have upgraded the file meanwhile.
+    version = schema_version();
+    if (version > kSchemaVersion) {
+      fail("{}: store schema version {} is newer than this ecocompute understands ({}); upgrade",
+           path_.string(), version, kSchemaVersion);
+    }
+    if (version == 0) {
+      exec(create_sql().c_str());  // a new file gets the current layout at once
+    } else if (version < kSchemaVersion) {
+      // Each later schema only adds nullable columns: existing runs keep every value.
+      for (const auto* f : stored_fields()) {
+        if (f->since_schema > version) {
+          exec(
+              fmt::format("ALTER TABLE runs ADD COLUMN {} {}", f->name, sql_type(f->kind)).c_str());
+        }
+      }
+    }
+    if (version < kSchemaVersion) {
+      exec(fmt::format("PRAGMA user_version={}", kSchemaVersion).c_str());
+    }
+    exec("COMMIT");
+  } catch (const Error& e) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (version == 0 || version > kSchemaVersion) throw;
+    fail("{} (upgrading the store from schema version {} to {}; the file is unchanged)", e.what(),
+         version, kSchemaVersion);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
 }
 
 void Store::exec(const char* sql) const {

@@ -13,7 +13,8 @@ struct sqlite3;
 
 namespace ec::store {
 
-inline constexpr int kSchemaVersion = 1;
+// 1: the first layout; 2: adds mean_kl_vs_fp16 and top1_agreement_vs_fp16 (NULL for older runs).
+inline constexpr int kSchemaVersion = 2;
 
 // $XDG_DATA_HOME/ecocompute/results.sqlite, else ~/.local/share/ecocompute/results.sqlite.
 std::filesystem::path default_db_path();
@@ -26,8 +27,9 @@ struct IngestStats {
 
 class Store {
  public:
-  // Opens (creating the file, its directory and the schema when needed). Refuses a database written
-  // by a newer schema. The path ":memory:" gives a private in-memory store.
+  // Opens (creating the file, its directory and the schema when needed). An older schema is
+  // upgraded in place, in one transaction (its runs keep their data; new columns are NULL); a
+  // newer one is refused. The path ":memory:" gives a private in-memory store.
   static Store open(const std::filesystem::path& path);
   static Store in_memory() { return open(":memory:"); }
 
@@ -46,13 +48,15 @@ class Store {
  private:
   Store(sqlite3* db, std::filesystem::path path) : db_(db), path_(std::move(path)) {}
   void exec(const char* sql) const;
+  void upgrade();  // a new file to the current schema, or an older schema migrated in place
 
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;
 };
 
 // The content hash ingest compares: every field but source_path (the same report copied elsewhere
-// is the same run).
+// is the same run). A field added by a later schema counts only when present, so a run stored
+// before that schema and re-ingested without the field stays unchanged.
 std::string row_hash(const RunRow& row);
 
 }  // namespace ec::store

@@ -73,8 +73,9 @@ analysis::Table summary_table(const Manifest& m, std::span<const store::RunRow> 
   analysis::Table t;
   t.name = "sweep_summary";
   if (brief) {
-    t.columns = {"model",    "precision", "tokens", "done", "basis", "ΔE vs FP16 %", "± 95 %",
-                 "J/1k tok", "CV %",      "tok/s",  "CV %", "W",     "Δppl %"};
+    t.columns = {"model",        "precision", "tokens",   "done",       "basis",
+                 "ΔE vs FP16 %", "± 95 %",    "J/1k tok", "CV %",       "tok/s",
+                 "CV %",         "W",         "Δppl %",   "KL vs FP16", "top-1"};
   } else {
     t.columns = {"model",
                  "precision",
@@ -96,7 +97,9 @@ analysis::Table summary_table(const Manifest& m, std::span<const store::RunRow> 
                  "throughput_tok_s_cv_pct",
                  "avg_power_w_mean",
                  "perplexity_mean",
-                 "delta_perplexity_pct_mean"};
+                 "delta_perplexity_pct_mean",
+                 "mean_kl_vs_fp16_mean",
+                 "top1_agreement_vs_fp16_mean"};
   }
   for (const auto& g : groups) {
     std::set<std::string> bases, formats;
@@ -118,6 +121,8 @@ analysis::Table summary_table(const Manifest& m, std::span<const store::RunRow> 
     const auto tok_s = metric(g.runs, false, [](auto& r) { return r.throughput_tok_s; });
     const auto ppl = metric(g.runs, false, [](auto& r) { return r.perplexity; });
     const auto dppl = metric(g.runs, false, [](auto& r) { return r.delta_perplexity_pct; });
+    const auto kl = metric(g.runs, false, [](auto& r) { return r.mean_kl_vs_fp16; });
+    const auto top1 = metric(g.runs, false, [](auto& r) { return r.top1_agreement_vs_fp16; });
     const store::Value delta_ci = delta.n > 1 ? rounded(delta.ci95.half_width) : store::Value{};
     if (brief) {
       t.rows.push_back({g.model, format.empty() ? g.precision : g.precision + "/" + format,
@@ -126,7 +131,8 @@ analysis::Table summary_table(const Manifest& m, std::span<const store::RunRow> 
                                     g.failed ? fmt::format(" ({} failed)", g.failed) : ""),
                         basis, mean_or_none(delta), delta_ci, mean_or_none(energy),
                         rounded(energy.cv_pct), mean_or_none(tok_s), rounded(tok_s.cv_pct),
-                        mean_or_none(power), mean_or_none(dppl)});
+                        mean_or_none(power), mean_or_none(dppl), mean_or_none(kl),
+                        mean_or_none(top1)});
     } else {
       t.rows.push_back({g.model,
                         g.precision,
@@ -148,7 +154,9 @@ analysis::Table summary_table(const Manifest& m, std::span<const store::RunRow> 
                         rounded(tok_s.cv_pct),
                         mean_or_none(power),
                         mean_or_none(ppl),
-                        mean_or_none(dppl)});
+                        mean_or_none(dppl),
+                        mean_or_none(kl),
+                        mean_or_none(top1)});
     }
   }
   return t;

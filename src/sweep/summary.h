@@ -11,8 +11,9 @@
 namespace ec::sweep {
 
 // One row per (model, precision, new tokens) in the sweep's order. Energy figures use only runs
-// whose basis is `measured` (as `aggregate` does); throughput uses every finished run, since the
-// clock measured it either way. `brief`: the columns a person reads on a terminal.
+// whose basis is `measured` (as `aggregate` does); throughput and quality (perplexity, KL and
+// top-1 against FP16) use every finished run, since the clock and the probe measured them either
+// way. `brief`: the columns a person reads on a terminal.
 analysis::Table summary_table(const Manifest& m, std::span<const store::RunRow> rows, bool brief);
 
 }  // namespace ec::sweep

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 
 #include "analysis/aggregate.h"
 #include "analysis/import.h"
@@ -121,6 +122,95 @@ TEST(Aggregate, InterpolatedReportsNeverEnterASummary) {
   const AggregateResult result = aggregate(rows);
   EXPECT_EQ(result.configs.size(), 10u);
   EXPECT_EQ(result.not_measured, 1u);
+}
+
+size_t column(const Table& t, const std::string& name) {
+  for (size_t i = 0; i < t.columns.size(); ++i) {
+    if (t.columns[i] == name) return i;
+  }
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
+// CPU runs without a readable RAPL counter: basis 'unavailable', throughput and quality measured.
+store::RunRow cpu_run(int i, std::optional<double> kl, std::optional<double> top1) {
+  store::RunRow r;
+  r.run_id = "cpu-" + std::to_string(i);
+  r.session = "cpu-sweep";
+  r.gpu = "CPU (x86_64)";
+  r.model = "tiny-qwen2";
+  r.precision = "INT8";
+  r.weight_format = "int8-llm";
+  r.basis = "unavailable";
+  r.throughput_tok_s = 40.0 + i;
+  r.mean_kl_vs_fp16 = kl;
+  r.top1_agreement_vs_fp16 = top1;
+  return r;
+}
+
+TEST(Aggregate, RunsWithoutAnEnergyMeterGiveThroughputAndQualityOnly) {
+  std::vector<store::RunRow> rows = {cpu_run(0, 0.1, 0.9), cpu_run(1, 0.2, 0.8),
+                                     cpu_run(2, 0.3, 0.7)};
+  store::RunRow estimate = cpu_run(3, 9.0, 0.0);
+  estimate.basis = "interpolated";  // an estimate is no run: in no summary
+  rows.push_back(estimate);
+  store::RunRow no_quality = cpu_run(4, std::nullopt, std::nullopt);
+  no_quality.model = "tiny-llama";
+  rows.push_back(no_quality);
+
+  const AggregateResult result = aggregate(rows);
+  ASSERT_EQ(result.configs.size(), 2u);
+  EXPECT_EQ(result.not_measured, 5u);
+  EXPECT_EQ(result.without_energy, 4u);
+  ASSERT_EQ(result.left_out.size(), 1u);
+  EXPECT_EQ(result.left_out[0].runs, 1u);
+  EXPECT_EQ(result.left_out[0].reason, "basis is 'interpolated', not 'measured'");
+
+  const ConfigSummary& qwen = result.configs[1];
+  ASSERT_EQ(qwen.key.model, "tiny-qwen2");
+  EXPECT_EQ(qwen.n_trials, 3u);
+  EXPECT_EQ(qwen.energy_trials, 0u);
+  EXPECT_EQ(qwen.energy_j_per_1k_tok.n, 0u) << "no energy figure from a run without a meter";
+  EXPECT_EQ(qwen.vs_fp16_energy_pct.n, 0u);
+  EXPECT_NEAR(qwen.throughput_tok_s.mean, 41.0, 1e-12);
+  // KL 0.1, 0.2, 0.3: mean 0.2, SD 0.1; top-1 0.9, 0.8, 0.7: mean 0.8.
+  EXPECT_NEAR(qwen.mean_kl_vs_fp16.mean, 0.2, 1e-12);
+  EXPECT_NEAR(qwen.mean_kl_vs_fp16.sd, 0.1, 1e-12);
+  EXPECT_NEAR(qwen.top1_agreement_vs_fp16.mean, 0.8, 1e-12);
+
+  const Table t = aggregate_table(result);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[1][column(t, "mean_kl_vs_fp16")]), 0.2);
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[1][column(t, "top1_agreement_vs_fp16")]), 0.8);
+  EXPECT_EQ(std::get<int64_t>(t.rows[1][column(t, "n")]), 3);
+  EXPECT_EQ(std::get<int64_t>(t.rows[1][column(t, "n_energy")]), 0);
+  EXPECT_TRUE(
+      std::holds_alternative<std::monostate>(t.rows[1][column(t, "energy_j_per_1k_tok_mean")]));
+  // tiny-llama carries no KL or top-1: absent, never 0.
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[0][column(t, "mean_kl_vs_fp16")]));
+  EXPECT_TRUE(
+      std::holds_alternative<std::monostate>(t.rows[0][column(t, "top1_agreement_vs_fp16")]));
+  // The published summary holds measured configurations only, as the original's does.
+  EXPECT_TRUE(summary_table(result).rows.empty());
+}
+
+TEST(Aggregate, EnergyComesFromMeasuredRunsOfAMixedConfiguration) {
+  std::vector<store::RunRow> rows = {cpu_run(0, 0.1, 0.9), cpu_run(1, 0.3, 0.7)};
+  rows[1].basis = "measured";
+  rows[1].measurement_source = "rapl_package_energy";
+  rows[1].energy_j_per_1k_tok = 900.0;
+  const AggregateResult result = aggregate(rows);
+  ASSERT_EQ(result.configs.size(), 1u);
+  const ConfigSummary& s = result.configs[0];
+  EXPECT_EQ(s.n_trials, 2u);
+  EXPECT_EQ(s.energy_trials, 1u);
+  EXPECT_EQ(s.energy_j_per_1k_tok.n, 1u);
+  EXPECT_DOUBLE_EQ(s.energy_j_per_1k_tok.mean, 900.0);
+  EXPECT_NEAR(s.mean_kl_vs_fp16.mean, 0.2, 1e-12);
+  EXPECT_NEAR(s.top1_agreement_vs_fp16.mean, 0.8, 1e-12);
+  const Table published = summary_table(result);
+  ASSERT_EQ(published.rows.size(), 1u);
+  EXPECT_EQ(std::get<int64_t>(published.rows[0][3]), 1) << "n_trials counts measured runs";
 }
 
 TEST(Table, PrintersFormatOnly) {

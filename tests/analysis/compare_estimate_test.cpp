@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/compare.h"
@@ -134,6 +135,45 @@ TEST(Compare, NonMeasurementsAreLeftOutAndCounted) {
   ASSERT_EQ(c.left_out_a.size(), 1u);
   EXPECT_EQ(c.left_out_a[0].runs, 1u);
   EXPECT_THAT(c.left_out_a[0].reason, ::testing::HasSubstr("illustrative"));
+}
+
+store::RunRow cpu_run(const std::string& session, int i, double kl, double top1) {
+  store::RunRow r;
+  r.run_id = session + "-" + std::to_string(i);
+  r.session = session;
+  r.gpu = "CPU (x86_64)";
+  r.model = "tiny-qwen2";
+  r.precision = "NF4";
+  r.basis = "unavailable";
+  r.mean_kl_vs_fp16 = kl;
+  r.top1_agreement_vs_fp16 = top1;
+  return r;
+}
+
+// Two CPU sessions without an energy meter pair on quality: KL and top-1 per side, no energy gap.
+TEST(Compare, RunsWithoutAnEnergyMeterCompareOnQuality) {
+  const std::vector<store::RunRow> a = {cpu_run("a", 0, 0.5, 0.6), cpu_run("a", 1, 0.7, 0.4)};
+  const std::vector<store::RunRow> b = {cpu_run("b", 0, 0.25, 0.75)};
+  const Comparison c = compare_sets(a, b);
+  ASSERT_EQ(c.configs.size(), 1u);
+  EXPECT_TRUE(c.left_out_a.empty()) << "a run without a meter is in the comparison";
+  const ConfigComparison& x = c.configs[0];
+  EXPECT_EQ(x.runs_a, 2u);
+  EXPECT_EQ(x.runs_b, 1u);
+  EXPECT_EQ(x.delta_a.n, 0u);
+  EXPECT_NEAR(x.kl_a.mean, 0.6, 1e-12);
+  EXPECT_NEAR(x.kl_b.mean, 0.25, 1e-12);
+  EXPECT_NEAR(x.top1_a.mean, 0.5, 1e-12);
+  EXPECT_NEAR(x.top1_b.mean, 0.75, 1e-12);
+  const Table t = comparison_table(c);
+  ASSERT_EQ(t.rows.size(), 1u);
+  const auto col = [&](const std::string& name) {
+    return std::find(t.columns.begin(), t.columns.end(), name) - t.columns.begin();
+  };
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][col("kl_a_mean")]), 0.6);
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[0][col("top1_b_mean")]), 0.75);
+  EXPECT_EQ(std::get<int64_t>(t.rows[0][col("n_a")]), 2);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(t.rows[0][col("gap_pp")]));
 }
 
 CurveSet published_curves() {

@@ -244,6 +244,50 @@ TEST(ImportReport, ReportsThatFailValidationAreRejected) {
   EXPECT_THAT(report_error(read_file(example)), HasSubstr("rejected, not stored"));
 }
 
+// KL and top-1 against FP16 are read beside perplexity, type- and range-checked.
+TEST(ImportReport, ReadsKlAndTop1AgainstFp16) {
+  const fs::path file = test::fixture("analysis/ecocompute_nf4_1p1.energy.json");
+  const nlohmann::json good = nlohmann::json::parse(read_file(file));
+  const store::RunRow without = import_report(good.dump(), "without.json");
+  EXPECT_FALSE(without.mean_kl_vs_fp16.has_value()) << "absent stays absent, never 0";
+  EXPECT_FALSE(without.top1_agreement_vs_fp16.has_value());
+
+  nlohmann::json with = good;
+  with["quality"]["mean_kl_vs_fp16"] = 0.0421;
+  with["quality"]["top1_agreement_vs_fp16"] = 0.9375;
+  const store::RunRow row = import_report(with.dump(), "with.json");
+  EXPECT_DOUBLE_EQ(*row.mean_kl_vs_fp16, 0.0421);
+  EXPECT_DOUBLE_EQ(*row.top1_agreement_vs_fp16, 0.9375);
+  EXPECT_EQ(row.run_id, without.run_id);
+
+  auto rejected = [&](const char* field, const nlohmann::json& value) {
+    nlohmann::json bad = good;
+    bad["quality"][field] = value;
+    return report_error(bad.dump());
+  };
+  EXPECT_THAT(rejected("mean_kl_vs_fp16", "0.04"),
+              HasSubstr("bad.json: field 'quality.mean_kl_vs_fp16': expected a number, got "
+                        "string \"0.04\""));
+  EXPECT_THAT(rejected("top1_agreement_vs_fp16", true),
+              HasSubstr("bad.json: field 'quality.top1_agreement_vs_fp16': expected a number"));
+  EXPECT_THAT(rejected("top1_agreement_vs_fp16", 1.5),
+              AllOf(HasSubstr("bad.json: rejected, not stored"),
+                    HasSubstr("field 'top1_agreement_vs_fp16': expected a fraction from 0 to 1, "
+                              "got 1.5")));
+  EXPECT_THAT(rejected("mean_kl_vs_fp16", -0.25),
+              AllOf(HasSubstr("bad.json: rejected, not stored"),
+                    HasSubstr("field 'mean_kl_vs_fp16': expected a KL divergence ≥ 0")));
+  // An explicit null is "not measured", as everywhere in the report.
+  EXPECT_FALSE(import_report(
+                   [&] {
+                     nlohmann::json n = good;
+                     n["quality"]["mean_kl_vs_fp16"] = nullptr;
+                     return n.dump();
+                   }(),
+                   "null.json")
+                   .mean_kl_vs_fp16.has_value());
+}
+
 TEST(ImportPaths, BadFilesAreSkippedAndGoodOnesKept) {
   test::ScratchDir dir;
   fs::create_directories(dir / "reports" / "nested");

@@ -244,6 +244,13 @@ def main():
                         failures.append(f"{url}: the configurations table is {overflow} px wider than the page")
                     else:
                         passes += 1
+                    # The CPU run's KL and top-1 against FP16 are in its row.
+                    want = plan.get("measured_row_has", [])
+                    rows = page.eval("[...document.querySelectorAll('#measured-table tbody tr')].map((r) => r.innerText)") or []
+                    if want and not any(all(w in r for w in want) for r in rows):
+                        failures.append(f"{url}: no configuration row shows {want}")
+                    else:
+                        passes += 1
                 if base == plan["bases"][0]:
                     page.screenshot(os.path.join(shots, name.replace(".html", ".png")))
         base = plan["bases"][0]

@@ -11,10 +11,11 @@ fi
 FX="$SRC/tests/fixtures"
 BR="$SRC/tests/browser"
 
-# A store from the published CSV, the synthetic repeats and two reports; curves from measured.csv.
+# A store from the published CSV, the synthetic repeats and three reports (one a CPU run without an
+# energy meter, with KL and top-1); curves from measured.csv.
 expect_status 0 "$EC" ingest --db "$WORK/r.sqlite" "$FX/original/rtx4090_paired_energy_quality_2026-08-19.csv" \
   "$FX/analysis/rtx4090_int8_repeats_synthetic.csv" "$FX/analysis/ecocompute_nf4_1p1.energy.json" \
-  "$FX/original/energy.no-gpu.example.json"
+  "$FX/original/energy.no-gpu.example.json" "$BR/cpu_tiny_qwen2_nf4.energy.json"
 expect_status 0 "$EC" site --db "$WORK/r.sqlite" "$FX/original/measured.csv" --out "$WORK/site"
 CURVES="$WORK/site/data/curves.json"
 
@@ -56,7 +57,9 @@ for i, (n, arch, prec) in enumerate([("7", "ada", "NF4"), ("0.5", "ada", "INT8")
                  "screenshot": "estimate-hopper-int8-70b.png" if arch == "hopper" else None})
 json.dump({"bases": [], "pages": ["index.html", "measured.html", "sessions.html", "method.html",
                                     "replications.html", "estimate.html"],
-           "screenshots": work + "/shots", "replications": reps, "estimates": ests}, sys.stdout, indent=1)
+           "screenshots": work + "/shots", "replications": reps, "estimates": ests,
+           # The CPU report's KL (1.22299…) and top-1 (0.55173…), as the measured table writes them.
+           "measured_row_has": ["tiny-qwen2", "1.2230", "55.2 %"]}, sys.stdout, indent=1)
 PY
 grep -q '"verdict": "regression"' "$WORK/plan.json" && ok || bad "the 7B INT8 fixture should be a regression by the CLI"
 grep -q '"verdict": "within"' "$WORK/plan.json" && ok || bad "the 3B NF4 fixture should be within by the CLI"

@@ -33,9 +33,11 @@ expect_eq "$(tail -n +2 "$WORK/s1/summary.csv" | wc -l)" 4 "summary rows"
 expect_eq "$(sqlite3 "$WORK/s1/store.sqlite" "select count(*) from runs")" 8 "store rows"
 SESSION=$(jq -r .session "$WORK/s1/manifest.json")
 expect_eq "$(sqlite3 "$WORK/s1/store.sqlite" "select count(distinct session) from runs")" 1 "one session"
-# aggregate summarises only measured runs; on the CPU none are, and it says so.
-expect_status 1 "$EC" aggregate --db "$WORK/s1/store.sqlite" --format csv
-expect_in "$WORK/err" "8 run(s) left out, not measurements: basis is 'unavailable'"
+# aggregate summarises the CPU runs without an energy meter for throughput (and quality), not
+# energy, and says so.
+expect_status 0 "$EC" aggregate --db "$WORK/s1/store.sqlite" --format csv
+expect_in "$WORK/err" "8 run(s) without an energy meter (basis 'unavailable'): in throughput and quality, not in energy"
+expect_eq "$(tail -n +2 "$WORK/out" | wc -l)" 4 "aggregate rows"
 
 # --- 2. The same command again: nothing runs, the summary is the same ---------------------------
 before=$(jq -c '[.cells[] | [.id, .started_utc, .attempts]]' "$WORK/s1/manifest.json")

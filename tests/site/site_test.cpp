@@ -158,6 +158,40 @@ TEST(SiteData, DeltaMeansMatchAHandComputationOnRandomRuns) {
   EXPECT_TRUE(d["curves"].is_null());  // none were given: null, never an empty object
 }
 
+// A CPU store without an energy meter: its configurations carry throughput, KL and top-1 (and no
+// energy), its runs are still counted as not measured.
+TEST(SiteData, CpuRunsWithoutAMeterShowKlAndTop1) {
+  SiteInput in;
+  const double kl[] = {0.125, 0.375};
+  const double top1[] = {0.5, 0.75};
+  for (int i = 0; i < 2; ++i) {
+    store::RunRow r;
+    r.run_id = "cpu" + std::to_string(i);
+    r.session = "cpu-sweep";
+    r.gpu = "CPU";
+    r.model = "tiny-qwen2";
+    r.precision = "NF4";
+    r.basis = "unavailable";
+    r.throughput_tok_s = 20.0;
+    r.mean_kl_vs_fp16 = kl[i];
+    r.top1_agreement_vs_fp16 = top1[i];
+    in.runs.push_back(r);
+  }
+  const nlohmann::json d = site_data(in, "t");
+  ASSERT_EQ(d["configs"].size(), 1u);
+  const auto& c = d["configs"][0];
+  EXPECT_EQ(c["n"], 2);
+  EXPECT_EQ(c["n_energy"], 0);
+  EXPECT_DOUBLE_EQ(c["mean_kl_vs_fp16"]["mean"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(c["top1_agreement_vs_fp16"]["mean"].get<double>(), 0.625);
+  EXPECT_TRUE(c["energy_j_per_1k_tok"].is_null()) << "no energy from a run without a meter";
+  EXPECT_TRUE(c["delta_pct"].is_null());
+  EXPECT_EQ(d["counts"]["not_measured"], 2);
+  EXPECT_EQ(d["not_measured"].size(), 2u);
+  ASSERT_EQ(d["left_out"].size(), 1u);
+  EXPECT_EQ(d["left_out"][0]["runs"], 2);
+}
+
 TEST(SiteBuilder, WritesEveryPageWithItsScriptsAndData) {
   const auto files = build_site(site_data(published_input(), "2026-01-01T00:00:00Z"));
   for (const auto& p : pages()) {

@@ -85,6 +85,35 @@ TEST(SweepSummary, MeanIntervalAndCvOfDoneReplicates) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(nf4[column(t, "energy_j_per_1k_tok_mean")]));
   EXPECT_TRUE(std::holds_alternative<std::monostate>(nf4[column(t, "vs_fp16_energy_pct_mean")]));
   EXPECT_DOUBLE_EQ(real(nf4[column(t, "throughput_tok_s_mean")]), 31.5);
+  // No run of either group carries KL or top-1: absent, never 0.
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(nf4[column(t, "mean_kl_vs_fp16_mean")]));
+  EXPECT_TRUE(
+      std::holds_alternative<std::monostate>(int8[column(t, "top1_agreement_vs_fp16_mean")]));
+}
+
+// KL and top-1 are the probe's figures: every done run gives them, with or without a meter.
+TEST(SweepSummary, KlAndTop1MeanOverDoneRunsWithOrWithoutAMeter) {
+  Manifest m = manifest();
+  std::vector<store::RunRow> rows;
+  const double kl[] = {0.25, 0.5, 0.75};
+  const double top1[] = {0.875, 0.75, 0.625};
+  for (int r = 0; r < 3; ++r) {
+    Cell& c = m.cells[static_cast<size_t>(2 * r + 1)];  // NF4
+    c.state = CellState::done;
+    c.run_id = "nf4-" + std::to_string(r);
+    store::RunRow run = row(c.run_id, 0, 0, 30.0, r == 0);
+    run.mean_kl_vs_fp16 = kl[r];
+    run.top1_agreement_vs_fp16 = top1[r];
+    rows.push_back(run);
+  }
+  const analysis::Table full = summary_table(m, rows, false);
+  const auto& nf4 = full.rows[1];
+  EXPECT_DOUBLE_EQ(real(nf4[column(full, "mean_kl_vs_fp16_mean")]), 0.5);
+  EXPECT_DOUBLE_EQ(real(nf4[column(full, "top1_agreement_vs_fp16_mean")]), 0.75);
+  const analysis::Table brief = summary_table(m, rows, true);
+  EXPECT_DOUBLE_EQ(real(brief.rows[1][column(brief, "KL vs FP16")]), 0.5);
+  EXPECT_DOUBLE_EQ(real(brief.rows[1][column(brief, "top-1")]), 0.75);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(brief.rows[0][column(brief, "top-1")]));
 }
 
 TEST(SweepSummary, RowsOfOtherSweepsAreIgnored) {

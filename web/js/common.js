@@ -29,6 +29,8 @@
     return v > 0 ? "+" + s : s;
   };
   EC.pct = (v, digits) => (isNum(v) ? EC.signed(v, digits) + " %" : "—");
+  // A fraction 0..1 as a percentage with one decimal: 0.9356 → "93.6 %".
+  EC.pct1 = (v) => (isNum(v) ? (100 * v).toFixed(1) + " %" : "—");
   // Like C's %g with 6 significant digits for ordinary magnitudes: 7 → "7", 0.5 → "0.5".
   EC.g = (v) => (isNum(v) ? String(Number(v.toPrecision(6))) : "—");
   // The C++ tables round half away from zero (std::round); Math.round does not for negatives.

@@ -5,12 +5,13 @@
   const D = EC.data;
   if (!D) return;
   const m = (metric, field) => (r) => (r[metric] ? r[metric][field] : null);
-  // Twelve columns fit the page at its width; the spread of J/1k tok, power and the CVs are on the
+  // Fourteen columns fit the page at its width; the spread of J/1k tok, power and the CVs are on the
   // sessions page and in `ecocompute aggregate`, which this table summarises.
   const cols = [
     { key: "gpu", label: "GPU", fmt: (r) => r.gpu + (r.gpu_arch ? ` (${r.gpu_arch})` : "") },
     { key: "model", label: "Model" },
-    { key: "params_b", label: "Size (B)", num: true, fmt: (r) => EC.g(r.params_b) },
+    // Two significant digits below 10 M parameters (the tiny test models): 0.00016, not 0.000162624.
+    { key: "params_b", label: "Size (B)", num: true, fmt: (r) => (EC.isNum(r.params_b) && r.params_b < 0.01 ? String(Number(r.params_b.toPrecision(2))) : EC.g(r.params_b)) },
     { key: "precision", label: "Precision", fmt: (r) => r.precision + (r.weight_format ? " / " + r.weight_format : "") },
     { key: "session", label: "Session" },
     { key: "n", label: "n", num: true },
@@ -21,11 +22,17 @@
     { key: "e_mean", label: "J/1k tok (FP16)", num: true, value: m("energy_j_per_1k_tok", "mean"),
       fmt: (r) => `${EC.fmt(m("energy_j_per_1k_tok", "mean")(r), 1)} (${EC.fmt(m("fp16_energy_j_per_1k_tok", "mean")(r), 1)})` },
     { key: "t_mean", label: "tok/s", num: true, value: m("throughput_tok_s", "mean"), fmt: (r) => EC.fmt(m("throughput_tok_s", "mean")(r), 1) },
-    // Perplexity is deterministic: a configuration whose runs disagree on it is flagged.
+    // Perplexity is deterministic: a configuration whose runs disagree on it is flagged (briefly,
+    // so the table keeps to the page; the caption says what it means).
     { key: "delta_perplexity_pct", label: "ΔPPL (%)", num: true,
-      fmt: (r) => EC.signed(r.delta_perplexity_pct, 3) + (r.perplexity_identical === false ? " (differs across runs)" : "") },
+      fmt: (r) => EC.signed(r.delta_perplexity_pct, 3) + (r.perplexity_identical === false ? " ≠" : "") },
+    // On synthetic weights these say how far quantization moves the next-token distribution.
+    { key: "kl", label: "KL", title: "nats: mean KL(P_fp16 ‖ P_quant) per scored token, the runs' mean", num: true,
+      value: m("mean_kl_vs_fp16", "mean"), fmt: (r) => EC.fmt(m("mean_kl_vs_fp16", "mean")(r), 4) },
+    { key: "top1", label: "Top-1", title: "fraction of positions whose argmax equals FP16's, the runs' mean", num: true,
+      value: m("top1_agreement_vs_fp16", "mean"), fmt: (r) => EC.pct1(m("top1_agreement_vs_fp16", "mean")(r)) },
   ];
-  const t = EC.table(cols, D.configs, { id: "configs", caption: "ΔE: energy per token of the quantized model against FP16 in the same run; SD and CV across the configuration's runs", empty: "no measured configurations" });
+  const t = EC.table(cols, D.configs, { id: "configs", caption: "ΔE: energy per token of the quantized model against FP16 in the same run; SD and CV across the configuration's runs; ΔPPL ≠: the runs' perplexities are not bit-identical; KL and top-1 against FP16 are the runs' means; runs without an energy meter give tok/s, KL and top-1 only", empty: "no measured configurations" });
   EC.$("#measured-table").append(t.node);
 
   const fill = (sel, values) => [...new Set(values)].filter(Boolean).sort().forEach((v) => sel.append(EC.el("option", { value: v }, v)));

@@ -198,10 +198,18 @@
     if (row.basis === "measured" && row.energy_j_per_1k_tok === null)
       throw new Error(`${path}: basis is 'measured' but 'results.energy_per_token_mj' is missing`);
     row.perplexity = row.fp16_perplexity = row.delta_perplexity_pct = null;
+    row.mean_kl_vs_fp16 = row.top1_agreement_vs_fp16 = null;
     if (r.object("quality")) {
       row.perplexity = r.number("quality.value");
       row.fp16_perplexity = r.number("quality.fp16_value");
       row.delta_perplexity_pct = r.number("quality.delta_vs_fp16_pct");
+      row.mean_kl_vs_fp16 = r.number("quality.mean_kl_vs_fp16");
+      row.top1_agreement_vs_fp16 = r.number("quality.top1_agreement_vs_fp16");
+      // The ranges src/analysis/row_checks.cpp holds every imported run to.
+      if (row.mean_kl_vs_fp16 !== null && !(row.mean_kl_vs_fp16 >= 0))
+        throw new Error(`${path}: field 'quality.mean_kl_vs_fp16': expected a KL divergence ≥ 0 (nats), got ${row.mean_kl_vs_fp16}`);
+      if (row.top1_agreement_vs_fp16 !== null && !(row.top1_agreement_vs_fp16 >= 0 && row.top1_agreement_vs_fp16 <= 1))
+        throw new Error(`${path}: field 'quality.top1_agreement_vs_fp16': expected a fraction from 0 to 1, got ${row.top1_agreement_vs_fp16}`);
     }
     const sw = r.object("software");
     if (sw) {

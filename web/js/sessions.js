@@ -27,6 +27,8 @@
         { key: "cv_t", label: "Throughput CV", num: true, value: cv("throughput_tok_s"), fmt: (r) => (EC.isNum(cv("throughput_tok_s")(r)) ? EC.fmt(cv("throughput_tok_s")(r), 2) + " %" : "—") },
         { key: "cv_p", label: "Power CV", num: true, value: cv("avg_power_w"), fmt: (r) => (EC.isNum(cv("avg_power_w")(r)) ? EC.fmt(cv("avg_power_w")(r), 2) + " %" : "—") },
         { key: "ppl", label: "PPL identical", fmt: (r) => (r.perplexity_identical === null ? "—" : r.perplexity_identical ? "yes" : "NO") },
+        { key: "kl", label: "KL (nats)", num: true, value: (r) => r.mean_kl_vs_fp16 && r.mean_kl_vs_fp16.mean, fmt: (r) => EC.fmt(r.mean_kl_vs_fp16 && r.mean_kl_vs_fp16.mean, 4) },
+        { key: "top1", label: "Top-1", num: true, value: (r) => r.top1_agreement_vs_fp16 && r.top1_agreement_vs_fp16.mean, fmt: (r) => EC.pct1(r.top1_agreement_vs_fp16 && r.top1_agreement_vs_fp16.mean) },
       ], rows.filter((r) => r.delta_pct), { caption: "n independent runs per row; SD is the sample standard deviation (ddof = 1), CV = SD/|mean|; empty for n = 1" }).node);
   });
 
@@ -52,6 +54,10 @@
       { key: "welch_p", label: "Welch p", num: true, fmt: (r) => (EC.isNum(r.welch_p) ? r.welch_p.toPrecision(3) : "—") },
       { key: "energy_drift_pct", label: "J/1k drift", num: true, fmt: (r) => EC.pct(r.energy_drift_pct, 1) },
       { key: "fp16_energy_drift_pct", label: "FP16 drift", num: true, fmt: (r) => EC.pct(r.fp16_energy_drift_pct, 1) },
+      { key: "kl", label: "KL A → B (nats)", num: true, value: (r) => r.kl_b && r.kl_b.mean,
+        fmt: (r) => (r.kl_a || r.kl_b ? `${EC.fmt(r.kl_a && r.kl_a.mean, 4)} → ${EC.fmt(r.kl_b && r.kl_b.mean, 4)}` : "—") },
+      { key: "top1", label: "Top-1 A → B", num: true, value: (r) => r.top1_b && r.top1_b.mean,
+        fmt: (r) => (r.top1_a || r.top1_b ? `${EC.pct1(r.top1_a && r.top1_a.mean)} → ${EC.pct1(r.top1_b && r.top1_b.mean)}` : "—") },
     ];
     const side = (name, key, color, shape) => ({
       name: name, color: color,
