@@ -31,7 +31,12 @@ scripts/fetch-fixtures.sh >/dev/null
 # The preset sets clang, -O1 -gline-tables-only (readable sanitizer stacks at a fraction of a Debug
 # build's time), EC_SANITIZE=ON (-fsanitize=address,undefined -fno-sanitize-recover=all on every
 # project target) and EC_FUZZ=ON (the libraries also get libFuzzer's coverage instrumentation).
-cmake --preset hardening -B "$build" >/dev/null
+# The site's report grader is WebAssembly built by emscripten, not by the sanitizer compiler: reuse
+# the one `make test` built from the same tree (cmake/EcReportGrader.cmake) when it is there.
+grader="$root/build/default/src/report_grader/report-grader.js"
+grader_arg=()
+[ -f "$grader" ] && grader_arg=(-DEC_REPORT_GRADER_JS="$grader")
+cmake --preset hardening -B "$build" "${grader_arg[@]}" >/dev/null
 cmake --build "$build" -j "$jobs" >/dev/null ||
   { cmake --build "$build" -j 1 2>&1 | tail -40; echo "ci-hardening: the sanitizer build failed" >&2; exit 1; }
 phase "asan+ubsan+fuzz build" "$t"

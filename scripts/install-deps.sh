@@ -13,6 +13,7 @@ run_packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   nlohmann-json3-dev libcli11-dev libfmt-dev libvalijson-dev
   libpcre2-dev libutf8proc-dev libssl-dev libsqlite3-dev libgsl-dev libcpp-httplib-dev
+  emscripten  # the site's report grader: C++ compiled to WebAssembly
 )
 # Only the tests and checks: unit tests and benches, formatting and the clang sanitizer build, the
 # site's browser test (Chromium, a font), the Slurm sweep test, and the CLI tests' JSON and SQL tools.

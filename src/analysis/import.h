@@ -59,8 +59,14 @@ std::string fit_input_session(const std::string& gpu, std::string_view note,
 // One energy.json (ours or the original's). Throws ec::Error naming the file and the field, or the
 // size when `text` is longer than kMaxReportBytes. A report enters only when it passes what
 // `validate` checks (our schema when it has report_format, else the original's 1.1, and the
-// consistency checks) and row_check_failures(): otherwise the error lists the failures.
+// consistency checks) and row_check_failures(): otherwise the error lists the failures. A report
+// without a run id gets content_run_id() (src/analysis/content_run_id.cpp).
 store::RunRow import_report(std::string_view text, const std::filesystem::path& path);
+
+// import_report() without the content run id: run_id stays empty when the report carries none.
+// The site's report grader (WebAssembly, no hashing library) reads reports with it and hashes
+// content_identity() in the browser.
+store::RunRow read_report(std::string_view text, const std::filesystem::path& path);
 
 // Throws ec::Error ("rejected, not stored: FILE: /pointer: why; …") when the report fails the
 // checks above.
@@ -69,7 +75,10 @@ void refuse_unless_valid(std::string_view text, const std::filesystem::path& pat
 
 // A run's identity from its content: a hash of the fields that identify it (when, where, what,
 // and what was measured), for reports that carry no run_id. Independent of the file's bytes.
+// "content:" + the first 16 hex digits of the SHA-256 of content_identity(row).
 std::string content_run_id(const store::RunRow& row);
+// The text content_run_id() hashes: "name=value\x1f" for each identifying field.
+std::string content_identity(const store::RunRow& row);
 
 // The UTC day of an ISO-8601 timestamp ("2026-08-19T06:05:13Z" → "2026-08-19"), or "" when the
 // text does not start with a date.

@@ -30,11 +30,6 @@ bool is_required_number(std::string_view name) {
 
 }  // namespace
 
-std::string utc_day(std::string_view timestamp) {
-  if (timestamp.size() < 10 || timestamp[4] != '-' || timestamp[7] != '-') return {};
-  return std::string(timestamp.substr(0, 10));
-}
-
 bool is_published_run_csv(const CsvTable& table) {
   return table.column("run_id") && table.column("energy_j_per_1k_tok");
 }

@@ -13,7 +13,6 @@
 #include "analysis/import.h"
 #include "analysis/row_checks.h"
 #include "core/error.h"
-#include "core/sha256.h"
 #include "report/validate.h"
 #include "store/json_doc.h"
 
@@ -191,7 +190,30 @@ JsonDoc parse_json(std::string_view text, const std::filesystem::path& path) {
 
 }  // namespace
 
-store::RunRow import_report(std::string_view text, const std::filesystem::path& path) {
+std::string utc_day(std::string_view timestamp) {
+  if (timestamp.size() < 10 || timestamp[4] != '-' || timestamp[7] != '-') return {};
+  return std::string(timestamp.substr(0, 10));
+}
+
+// What identifies a run (when, where, what, and what was measured), for reports without a run id.
+std::string content_identity(const store::RunRow& row) {
+  std::string identity;
+  for (const char* name :
+       {"timestamp_utc", "gpu", "gpu_arch", "model", "params_b", "precision", "weight_format",
+        "batch_size", "basis", "energy_j_per_1k_tok", "fp16_energy_j_per_1k_tok",
+        "vs_fp16_energy_pct", "total_energy_j", "throughput_tok_s", "avg_power_w", "perplexity"}) {
+    const store::Value v = store::find_run_field(name)->get(row);
+    identity += name;
+    identity += '=';
+    if (auto* t = std::get_if<std::string>(&v)) identity += *t;
+    if (auto* d = std::get_if<double>(&v)) identity += fmt::format("{}", *d);
+    if (auto* i = std::get_if<int64_t>(&v)) identity += std::to_string(*i);
+    identity += '\x1f';
+  }
+  return identity;
+}
+
+store::RunRow read_report(std::string_view text, const std::filesystem::path& path) {
   if (text.size() > kMaxReportBytes) {
     fail("{}: {} bytes, more than the limit of {} bytes for an energy.json report", path.string(),
          text.size(), kMaxReportBytes);
@@ -287,28 +309,8 @@ store::RunRow import_report(std::string_view text, const std::filesystem::path& 
       }
     }
   }
-  // The original's reports carry no id: it comes from the fields that identify the run, so the
-  // same report re-serialised (compact, reindented, keys reordered) stays one run.
-  if (row.run_id.empty()) row.run_id = content_run_id(row);
   refuse_unless_valid(text, path, row);
   return row;
-}
-
-std::string content_run_id(const store::RunRow& row) {
-  std::string identity;
-  for (const char* name :
-       {"timestamp_utc", "gpu", "gpu_arch", "model", "params_b", "precision", "weight_format",
-        "batch_size", "basis", "energy_j_per_1k_tok", "fp16_energy_j_per_1k_tok",
-        "vs_fp16_energy_pct", "total_energy_j", "throughput_tok_s", "avg_power_w", "perplexity"}) {
-    const store::Value v = store::find_run_field(name)->get(row);
-    identity += name;
-    identity += '=';
-    if (auto* t = std::get_if<std::string>(&v)) identity += *t;
-    if (auto* d = std::get_if<double>(&v)) identity += fmt::format("{}", *d);
-    if (auto* i = std::get_if<int64_t>(&v)) identity += std::to_string(*i);
-    identity += '\x1f';
-  }
-  return "content:" + sha256_hex(identity).substr(0, 16);
 }
 
 void refuse_unless_valid(std::string_view text, const std::filesystem::path& path,

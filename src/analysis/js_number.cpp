@@ -1,8 +1,9 @@
 // JavaScript number formatting: toFixed from the exact decimal expansion, shortest round-trip text.
 #include "analysis/js_number.h"
 
+#include <fmt/format.h>
+
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,20 +44,46 @@ double js_round(double x, int digits) {
   return std::strtod(js_fixed(x, digits).c_str(), nullptr);
 }
 
+namespace {
+
+// "d.ddde±X" (shortest round-trip digits in scientific form) spelled out without an exponent.
+std::string spell_out(const std::string& scientific) {
+  const size_t e = scientific.find('e');
+  const bool negative = scientific[0] == '-';
+  std::string digits;
+  for (const char c : scientific.substr(negative ? 1 : 0, e - (negative ? 1 : 0))) {
+    if (c != '.') digits += c;
+  }
+  // The point sits after the first digit, moved by the exponent.
+  const long point = 1 + std::strtol(scientific.c_str() + e + 1, nullptr, 10);
+  std::string out;
+  if (point <= 0) {
+    out = "0." + std::string(static_cast<size_t>(-point), '0') + digits;
+  } else if (static_cast<size_t>(point) >= digits.size()) {
+    out = digits + std::string(static_cast<size_t>(point) - digits.size(), '0');
+  } else {
+    out = digits.substr(0, static_cast<size_t>(point)) + "." +
+          digits.substr(static_cast<size_t>(point));
+  }
+  return negative ? "-" + out : out;
+}
+
+}  // namespace
+
 std::string js_string(double x) {
   if (std::isnan(x)) return "NaN";
   if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
   if (x == 0) return "0";
-  std::array<char, 64> buf{};
-  auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), x);
-  std::string s(buf.data(), end);
-  // to_chars writes 1e+21 as "1e+21", JavaScript too; below 1e21 JavaScript never uses exponents
-  // for numbers ≥ 1e-6, while to_chars may: spell those out.
-  if (s.find('e') != std::string::npos && std::fabs(x) < 1e21 && std::fabs(x) >= 1e-6) {
-    auto [e2, ec2] =
-        std::to_chars(buf.data(), buf.data() + buf.size(), x, std::chars_format::fixed);
-    s.assign(buf.data(), e2);
-  }
+  // fmt's shortest round-trip text (the same digits as std::to_chars, which the WebAssembly build's
+  // C++ library lacks for doubles). JavaScript uses exponents only below 1e-6 and from 1e21 on:
+  // spell out the others.
+  std::string s = fmt::format("{}", x);
+  const size_t e = s.find('e');
+  if (e == std::string::npos) return s;
+  if (std::fabs(x) < 1e21 && std::fabs(x) >= 1e-6) return spell_out(s);
+  // JavaScript writes the exponent without leading zeros: 1e-7, not 1e-07.
+  size_t digits = e + 2;
+  while (digits + 1 < s.size() && s[digits] == '0') s.erase(digits, 1);
   return s;
 }
 

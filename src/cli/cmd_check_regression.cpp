@@ -1,5 +1,6 @@
 // `ecocompute check-regression energy.json --curves curves.json`: grade a measured report.
-// Exit 0 within/improvement, 1 regression, 3 not graded (invalid or not a measurement), 2 usage.
+// Exit 0 within/improvement, 1 regression, 3 not graded (invalid, not a measurement, no curve), 2
+// usage.
 #include <nlohmann/json.hpp>
 
 #include "analysis/estimate.h"
@@ -16,7 +17,7 @@ void add_check_regression_command(CLI::App& app) {
       "check-regression",
       "Grade a measured energy.json against same-size anchors, else the curve (band k*resid_std). "
       "Exit 0: within or improvement; 1: regression; 3: not graded (the report fails the checks "
-      "of `validate` or is not a measurement); 2: usage");
+      "of `validate`, is not a measurement, or has no curve for its class); 2: usage");
   struct Options {
     std::string report, curves;
     double k = 2.0;
@@ -49,7 +50,15 @@ void add_check_regression_command(CLI::App& app) {
                       o->report, row.why_not_measured()));
       throw ExitStatus{3};
     }
-    const analysis::RegressionCheck r = analysis::check_regression(curves, row, o->k);
+    // A report the curves cannot grade (no curve for its class, no delta to grade) is "not
+    // graded" too: exit 1 stays the verdict "regression" alone.
+    analysis::RegressionCheck r;
+    try {
+      r = analysis::check_regression(curves, row, o->k);
+    } catch (const Error& e) {
+      print_error(fmt::format("{} (not graded)", e.what()));
+      throw ExitStatus{3};
+    }
     analysis_cli::print(analysis::regression_table(r, row), format);
     if (r.verdict == "regression") throw ExitStatus{1};
   });

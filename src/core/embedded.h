@@ -20,6 +20,10 @@ std::string_view published_curves();
 // data/api/openapi.json: the API's OpenAPI 3 description (linked into ec_api).
 std::string_view openapi_json();
 
+// The site's report grader: src/wasm/report_grader.cpp and the C++ it calls, compiled to
+// WebAssembly inside one JavaScript file (cmake/EcReportGrader.cmake; linked into ec_site).
+std::string_view report_grader_js();
+
 // One file of an embedded folder: its path relative to the folder and its bytes.
 struct EmbeddedFile {
   std::string_view path;

@@ -58,6 +58,7 @@ SiteFiles build_site(const nlohmann::json& data) {
     if (f.path == "layout.html" || f.path.starts_with("pages/") || f.path.empty()) continue;
     files["assets/" + std::string(f.path)] = std::string(f.bytes);
   }
+  files["assets/js/report-grader.js"] = std::string(embedded::report_grader_js());
   for (const auto& p : pages()) {
     std::string page = layout;
     replace_all(page, "{{TITLE}}", p.title);

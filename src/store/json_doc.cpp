@@ -367,8 +367,12 @@ class JsonDoc::Parser {
   // underflow gives what strtod gives (a subnormal or zero).
   double to_double(const char* first, const char* last, size_t start) const {
     double d = 0.0;
+    // from_chars is the fast path; a C++ library without it for doubles (the site's WebAssembly
+    // build) reads every number through strtod_l, with the same result.
+#if defined(__cpp_lib_to_chars)
     const auto [ptr, ec] = std::from_chars(first, last, d);
     if (ec == std::errc{} && ptr == last && std::isfinite(d)) return d;
+#endif
     static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
     const std::string token(first, last);
     d = strtod_l(token.c_str(), nullptr, c_locale);

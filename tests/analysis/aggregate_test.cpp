@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "support/paths.h"
+#include "support/run_rows.h"
 
 namespace ec::analysis {
 namespace {
@@ -134,18 +135,7 @@ size_t column(const Table& t, const std::string& name) {
 
 // CPU runs without a readable RAPL counter: basis 'unavailable', throughput and quality measured.
 store::RunRow cpu_run(int i, std::optional<double> kl, std::optional<double> top1) {
-  store::RunRow r;
-  r.run_id = "cpu-" + std::to_string(i);
-  r.session = "cpu-sweep";
-  r.gpu = "CPU (x86_64)";
-  r.model = "tiny-qwen2";
-  r.precision = "INT8";
-  r.weight_format = "int8-llm";
-  r.basis = "unavailable";
-  r.throughput_tok_s = 40.0 + i;
-  r.mean_kl_vs_fp16 = kl;
-  r.top1_agreement_vs_fp16 = top1;
-  return r;
+  return test::cpu_run_without_meter("cpu-sweep", i, "INT8", kl, top1);
 }
 
 TEST(Aggregate, RunsWithoutAnEnergyMeterGiveThroughputAndQualityOnly) {

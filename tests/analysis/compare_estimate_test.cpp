@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "support/paths.h"
+#include "support/run_rows.h"
 
 namespace ec::analysis {
 namespace {
@@ -138,16 +139,7 @@ TEST(Compare, NonMeasurementsAreLeftOutAndCounted) {
 }
 
 store::RunRow cpu_run(const std::string& session, int i, double kl, double top1) {
-  store::RunRow r;
-  r.run_id = session + "-" + std::to_string(i);
-  r.session = session;
-  r.gpu = "CPU (x86_64)";
-  r.model = "tiny-qwen2";
-  r.precision = "NF4";
-  r.basis = "unavailable";
-  r.mean_kl_vs_fp16 = kl;
-  r.top1_agreement_vs_fp16 = top1;
-  return r;
+  return test::cpu_run_without_meter(session, i, "NF4", kl, top1);
 }
 
 // Two CPU sessions without an energy meter pair on quality: KL and top-1 per side, no energy gap.
