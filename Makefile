@@ -47,7 +47,7 @@ test-debug:
 # What CI adds to `make test`: the suite under ASan+UBSan (clang) and every fuzzer for 20 s (CI's
 # 30-minute budget; `make fuzz` is the long run).
 hardening: deps
-	@FUZZ_SECONDS=$(or $(CI_FUZZ_SECONDS),20) scripts/ci-hardening.sh
+	@FUZZ_SECONDS=$(or $(CI_FUZZ_SECONDS),12) scripts/ci-hardening.sh
 
 # A binary for the GPU machine (docs/gpu-machine.md).
 static:

@@ -46,7 +46,7 @@ std::string synthetic_report(int i, std::mt19937& rng) {
       {"scenario", "SingleStream"},
       {"run_id", fmt::format("bench-{:06d}", i)},
       {"session", fmt::format("session-{}", i % 20)},
-      {"replicate", i / 400},
+      {"replicate", i / 400 + 1},  // replicates count from 1 (row_checks.cpp)
       {"timestamp_utc", "2026-09-01T10:00:00Z"},
       {"system_under_test",
        {{"gpu", "NVIDIA H200"}, {"gpu_arch", "hopper"}, {"accelerator_count", 1}}},
