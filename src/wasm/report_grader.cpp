@@ -18,7 +18,8 @@
 namespace ec::wasm {
 namespace {
 
-using nlohmann::json;
+// Ordered: the check keeps the column order `check-regression --format json` prints.
+using json = nlohmann::ordered_json;
 
 json value_json(const store::Value& v) {
   if (auto* t = std::get_if<std::string>(&v)) return *t;
@@ -51,7 +52,7 @@ const analysis::CurveSet& curves_from_text(const std::string& curves_text) {
   static std::string last_text;
   static analysis::CurveSet last;
   if (curves_text != last_text || last.curves.empty()) {
-    last = analysis::curves_from_json(json::parse(curves_text), "curves.json");
+    last = analysis::curves_from_json(nlohmann::json::parse(curves_text), "curves.json");
     last_text = curves_text;
   }
   return last;
