@@ -10,6 +10,19 @@
 #include "core/error.h"
 
 namespace ec::analysis {
+nlohmann::json cell_json(const store::Value& v) {
+  if (auto* s = std::get_if<std::string>(&v)) return *s;
+  if (auto* d = std::get_if<double>(&v)) return std::isfinite(*d) ? nlohmann::json(*d) : nullptr;
+  if (auto* i = std::get_if<int64_t>(&v)) return *i;
+  return nullptr;
+}
+
+nlohmann::json row_object(const Table& t, const std::vector<store::Value>& row) {
+  nlohmann::json o = nlohmann::json::object();
+  for (size_t c = 0; c < row.size(); ++c) o[t.columns[c]] = cell_json(row[c]);
+  return o;
+}
+
 namespace {
 
 std::string cell_text(const store::Value& v) {
@@ -17,13 +30,6 @@ std::string cell_text(const store::Value& v) {
   if (auto* d = std::get_if<double>(&v)) return std::isfinite(*d) ? format_real(*d) : "";
   if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   return "";
-}
-
-nlohmann::json cell_json(const store::Value& v) {
-  if (auto* s = std::get_if<std::string>(&v)) return *s;
-  if (auto* d = std::get_if<double>(&v)) return std::isfinite(*d) ? nlohmann::json(*d) : nullptr;
-  if (auto* i = std::get_if<int64_t>(&v)) return *i;
-  return nullptr;
 }
 
 std::string sql_literal(const store::Value& v) {
@@ -95,12 +101,6 @@ std::string render_csv(const Table& t, std::string_view line_end) {
     out += line_end;
   }
   return out;
-}
-
-nlohmann::json row_object(const Table& t, const std::vector<store::Value>& row) {
-  nlohmann::json o = nlohmann::json::object();
-  for (size_t c = 0; c < row.size(); ++c) o[t.columns[c]] = cell_json(row[c]);
-  return o;
 }
 
 std::string render_sql(const Table& t) {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "store/run_row.h"
 
 namespace ec::analysis {
@@ -22,6 +24,11 @@ struct Table {
 };
 
 std::string render(const Table& table, OutputFormat format);
+
+// One cell as the json and jsonl printers write it: absent or not finite → null.
+nlohmann::json cell_json(const store::Value& value);
+// One row as those printers write it: {column: cell}.
+nlohmann::json row_object(const Table& table, const std::vector<store::Value>& row);
 
 // CSV as the original's Python csv writer writes its published files: CRLF line ends, minimal
 // quoting, reals as repr() writes them. `diff` against a published file is empty for the same data.

@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <string>
 
 #include "analysis/estimate.h"
@@ -18,21 +17,13 @@
 namespace ec::wasm {
 namespace {
 
-// Ordered: the check keeps the column order `check-regression --format json` prints.
-using json = nlohmann::ordered_json;
-
-json value_json(const store::Value& v) {
-  if (auto* t = std::get_if<std::string>(&v)) return *t;
-  if (auto* d = std::get_if<double>(&v)) return std::isfinite(*d) ? json(*d) : json(nullptr);
-  if (auto* i = std::get_if<int64_t>(&v)) return *i;
-  return nullptr;
-}
+using nlohmann::json;
 
 // Every RunRow field under its store name (absent → null), the version stack as `versions`.
 json row_json(const store::RunRow& row) {
   json out = json::object();
   for (const auto& f : store::run_fields()) {
-    if (!f.version) out[std::string(f.name)] = value_json(f.get(row));
+    if (!f.version) out[std::string(f.name)] = analysis::cell_json(f.get(row));
   }
   out["versions"] = row.versions;
   out["why_not_measured"] = row.why_not_measured();
@@ -52,7 +43,7 @@ const analysis::CurveSet& curves_from_text(const std::string& curves_text) {
   static std::string last_text;
   static analysis::CurveSet last;
   if (curves_text != last_text || last.curves.empty()) {
-    last = analysis::curves_from_json(nlohmann::json::parse(curves_text), "curves.json");
+    last = analysis::curves_from_json(json::parse(curves_text), "curves.json");
     last_text = curves_text;
   }
   return last;
@@ -82,9 +73,8 @@ std::string examine(const std::string& text, const std::string& path, const std:
     if (!(k > 0)) fail("k must be a positive number, got {}", k);
     const analysis::RegressionCheck r =
         analysis::check_regression(curves_from_text(curves_text), row, k);
-    const json rendered = json::parse(
-        analysis::render(analysis::regression_table(r, row), analysis::OutputFormat::json));
-    out["check"] = rendered.is_array() && !rendered.empty() ? rendered[0] : rendered;
+    const analysis::Table table = analysis::regression_table(r, row);
+    out["check"] = analysis::row_object(table, table.rows.at(0));
   } catch (const std::exception& e) {
     out["grade_error"] = e.what();
   }
