@@ -369,6 +369,8 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
       a.format = f;
       a.swiglu = swiglu;
       const auto cands = gemv_candidates(a);
+      // LLM.int8() is a policy of the same kernels as INT8-WO, with the same variants.
+      const bool int8 = f == quant::Format::int8_wo || f == quant::Format::int8_llm;
       std::set<std::string> names;
       int unpipelined = 0, pipelined = 0, short_steps = 0, deep_steps = 0;
       for (const GemvConfig& c : cands) {
@@ -383,7 +385,6 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
           ++unpipelined;
         } else {
           ++pipelined;
-          EXPECT_NE(f, quant::Format::int8_llm) << what;  // its own kernel has no pipeline
           EXPECT_TRUE(c.persistent) << what;
         }
         if (c.pipeline == GemvPipeline::registers) {
@@ -392,28 +393,27 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
         EXPECT_TRUE(c.unroll == 4 || c.unroll == 2 || c.unroll == 8 || c.unroll == 16) << what;
         if (c.unroll >= 8) {
           ++deep_steps;
-          EXPECT_TRUE(f == quant::Format::fp16 || f == quant::Format::int8_wo) << what;
+          EXPECT_TRUE(f == quant::Format::fp16 || int8) << what;
           EXPECT_EQ(c.pipeline, GemvPipeline::none) << what;
           EXPECT_TRUE(c.rows_per_warp == 1 || (c.unroll == 8 && c.rows_per_warp == 2)) << what;
         }
         if (c.unroll == 2) {
           ++short_steps;
-          EXPECT_TRUE(f == quant::Format::int8_wo || f == quant::Format::nf4) << what;
+          EXPECT_TRUE(int8 || f == quant::Format::nf4) << what;
           EXPECT_NE(c.rows_per_warp, 4) << what;
         }
       }
       // Two-chunk steps: each pipeline with 1 and 2 rows (2 only with swiglu).
-      const bool short_format = f == quant::Format::int8_wo || f == quant::Format::nf4;
+      const bool short_format = int8 || f == quant::Format::nf4;
       EXPECT_EQ(short_steps, short_format ? (swiglu ? 3 : 6) : 0) << quant::format_name(f);
       const int short_unpipelined = short_format ? (swiglu ? 1 : 2) : 0;
       // Deep steps: 8 chunks with 1 and 2 rows (2 only with swiglu), 16 with 1 row, resident or
       // not (none with swiglu).
-      const bool deep_format = f == quant::Format::fp16 || f == quant::Format::int8_wo;
+      const bool deep_format = f == quant::Format::fp16 || int8;
       EXPECT_EQ(deep_steps, deep_format ? (swiglu ? 1 : 4) : 0) << quant::format_name(f);
       EXPECT_EQ(unpipelined, (swiglu ? 4 : 6) + short_unpipelined + deep_steps)
           << quant::format_name(f);
-      EXPECT_EQ(pipelined, (f == quant::Format::int8_llm ? 0 : (swiglu ? 2 : 4)) +
-                               (short_steps - short_unpipelined))
+      EXPECT_EQ(pipelined, (swiglu ? 2 : 4) + (short_steps - short_unpipelined))
           << quant::format_name(f);
     }
   }
@@ -450,31 +450,34 @@ TEST(CudaGemvCandidates, BulkCopyVariantsOnlyWhereTheyRunAndFit) {
         return out;
       };
       const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu" : "");
-      const bool has =
-          f == quant::Format::fp16 || f == quant::Format::bf16 || f == quant::Format::int8_wo;
+      const bool int8 = f == quant::Format::int8_wo || f == quant::Format::int8_llm;
+      const bool has = f == quant::Format::fp16 || f == quant::Format::bf16 || int8;
       const auto offered = bulk(h200, 3584);
       EXPECT_EQ(offered.size(), has ? (swiglu ? 2u : 3u) : 0u) << what;
       for (const GemvConfig& c : offered) {
         const std::string name = what + " " + gemv_config_name(c);
         EXPECT_TRUE(c.persistent) << name;
         EXPECT_TRUE(c.rows_per_warp == 1 || c.rows_per_warp == 2) << name;
-        // 8 warps × 4 stages × (rows × unroll × 512 bytes + an 8-byte barrier), after the x.
-        const size_t x = f == quant::Format::int8_wo ? 3584 * 2 : 3584 * 4;
+        // 8 warps × 4 stages × (rows × unroll × 512 bytes + an 8-byte barrier), after the x
+        // (int8-llm: a 16-byte header, a list of 1,024 outlier columns and their values, the
+        // token's int8 codes and its outlier mask), 128-byte aligned.
+        const size_t x = f == quant::Format::int8_wo    ? 3584 * 2
+                         : f == quant::Format::int8_llm ? 16 + 1024 * 8 + 3584 + 3584 / 8
+                                                        : 3584 * 4;
         EXPECT_EQ(gemv_variant_shared_bytes(f, 3584, c),
-                  x + 8 * 4 * (size_t(c.rows_per_warp) * c.unroll * 512 + 8))
+                  (x + 127) / 128 * 128 + 8 * 4 * (size_t(c.rows_per_warp) * c.unroll * 512 + 8))
             << name;
         EXPECT_EQ(gemv_variant_shared_bytes(f, 3584, GemvConfig{}), x) << name;
       }
       EXPECT_TRUE(bulk(no_bulk, 3584).empty()) << what;
       // qwen2-7b's down_proj: FP32 x alone takes 74 KB, so no f16 ring fits in 112 KB; int8-wo's
-      // fp16 x (37 KB) leaves room for the 64 KB rings (a row of four chunks a step, or two rows
-      // of two), not for the 128 KB one.
+      // fp16 x (37 KB) and int8-llm's codes (29 KB with its tables) leave room for the 64 KB
+      // rings (a row of four chunks a step, or two rows of two), not for the 128 KB one.
       for (const GemvConfig& c : bulk(small, 18944)) {
-        EXPECT_EQ(f, quant::Format::int8_wo) << what << " " << gemv_config_name(c);
+        EXPECT_TRUE(int8) << what << " " << gemv_config_name(c);
         EXPECT_LE(gemv_variant_shared_bytes(f, 18944, c), small.shared_limit) << what;
       }
-      EXPECT_EQ(bulk(small, 18944).size(), f == quant::Format::int8_wo ? (swiglu ? 1u : 2u) : 0u)
-          << what;
+      EXPECT_EQ(bulk(small, 18944).size(), int8 ? (swiglu ? 1u : 2u) : 0u) << what;
     }
   }
 }

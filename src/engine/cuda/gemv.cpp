@@ -156,20 +156,18 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // row group; one or two rows per warp (four double-buffered would spill). On the H200 no other
   // pipelined variant won end to end, and each candidate costs
   // the autotuner two timings of whole decode steps at load.
-  if (args.format != quant::Format::int8_llm) {  // int8-llm has its own kernel
-    for (GemvPipeline pipeline : {GemvPipeline::l2_prefetch, GemvPipeline::registers}) {
-      for (int r : {1, 2}) {
-        if (args.swiglu && r == 1) continue;
-        GemvConfig c{r, true};
-        c.pipeline = pipeline;
-        out.push_back(c);
-      }
+  for (GemvPipeline pipeline : {GemvPipeline::l2_prefetch, GemvPipeline::registers}) {
+    for (int r : {1, 2}) {
+      if (args.swiglu && r == 1) continue;
+      GemvConfig c{r, true};
+      c.pipeline = pipeline;
+      out.push_back(c);
     }
   }
   // Two-chunk steps for the formats whose dot costs more instructions than their load: half the
   // registers of a step, so more warps fit; one or two rows, every pipeline.
-  if (args.format == quant::Format::int8_wo || args.format == quant::Format::nf4 ||
-      args.format == quant::Format::nf4_dq) {
+  const bool int8 = args.format == quant::Format::int8_wo || args.format == quant::Format::int8_llm;
+  if (int8 || args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq) {
     for (GemvPipeline pipeline :
          {GemvPipeline::none, GemvPipeline::l2_prefetch, GemvPipeline::registers}) {
       for (int r : {1, 2}) {
@@ -187,8 +185,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // qwen2.5-3b +8.0 % with o and down on them, qwen2-7b +1.25 % with o, down and the lm_head;
   // int8-wo loses 6 % at 3B, and the tuner leaves it.
   if (device.bulk_copy &&
-      (args.format == quant::Format::fp16 || args.format == quant::Format::bf16 ||
-       args.format == quant::Format::int8_wo)) {
+      (args.format == quant::Format::fp16 || args.format == quant::Format::bf16 || int8)) {
     for (auto [r, unroll] : {std::pair{1, 4}, std::pair{2, 4}, std::pair{2, 2}}) {
       if (args.swiglu && r == 1) continue;
       GemvConfig c{r, true};
@@ -202,8 +199,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // Deep steps for the 8- and 16-bit formats: 8 or 16 chunks of a row in flight per lane at once
   // (at 3,584 columns, 16 are a lane's whole share of an f16 row). Alone, no GEMV of the 7B shapes
   // got faster; in the decode chain the tuner picks them for down_proj at 0.5B-1.5B, +3 to +6 %.
-  if (args.format == quant::Format::fp16 || args.format == quant::Format::bf16 ||
-      args.format == quant::Format::int8_wo) {
+  if (args.format == quant::Format::fp16 || args.format == quant::Format::bf16 || int8) {
     for (int r : {1, 2}) {
       if (args.swiglu && r == 1) continue;
       GemvConfig c{r, true};

@@ -72,10 +72,10 @@ struct GemvConfig {
   // Programmatic dependent launch (sm_90): blocks start while the previous kernel finishes and
   // load their first weights before waiting for x.
   bool pdl = false;
-  GemvPipeline pipeline = GemvPipeline::none;  // int8-llm has its own kernel and ignores it
+  GemvPipeline pipeline = GemvPipeline::none;  // int8-llm's prefill kernel ignores it
   // Chunks (16-byte loads) per row a lane loads per step: 4; 2 where the format offers it
-  // (int8-wo, nf4, nf4-dq): half the registers of a step, so more warps fit on an SM; 8 or 16,
-  // unpipelined, for f16, bf16 and int8-wo: more bytes in flight per warp.
+  // (int8-wo, int8-llm, nf4, nf4-dq): half the registers of a step, so more warps fit on an SM;
+  // 8 or 16, unpipelined, for f16, bf16 and the int8 formats: more bytes in flight per warp.
   int unroll = 4;
 };
 

@@ -33,8 +33,7 @@ __host__ __device__ constexpr size_t bulk_ring_bytes() {
 template <class F>
 __host__ __device__ size_t bulk_ring_offset(int cols) {
   static_assert(!PlacesStagedX<F>);
-  const size_t x = align16(static_cast<size_t>(cols) * x_bytes<F>());
-  return (F::kSharedBytes + x + 127) / 128 * 128;
+  return (F::kSharedBytes + staged_x_region<F>(cols) + 127) / 128 * 128;
 }
 
 // Shared memory of the bulk kernel: the format's tables and staged x, then the rings, then one
@@ -155,14 +154,15 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_bulk_kernel(const GemvArgs 
   F::init_shared(a, smem);
   pdl_wait();
   pdl_trigger();
-  stage_x<F, V>(a.x, a.norm, a.norm_eps, a.cols, smem);
+  stage<F, V>(a, smem);
 
   int i = 0;
   for (int g = blockIdx.x; g < groups; g += gridDim.x) {
     const WarpRows<F, R> rows(a, g, warp, total);
-    float acc[R];
+    const EpilogueLoads<F, R> epilogue = load_epilogue<F, R>(a, rows, lane, smem);
+    Acc<F> acc[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+    for (int r = 0; r < R; ++r) acc[r] = 0;
     for (int s = 0; s < steps_per_group; ++s, ++i) {
       const int stage = i % S;
       mbar_wait(bars + static_cast<uint32_t>(stage * 8), static_cast<uint32_t>((i / S) & 1));
@@ -193,7 +193,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_bulk_kernel(const GemvArgs 
     if (rows.first < total) {
 #pragma unroll
       for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
-      write_outputs<F, R>(a, rows, lane, acc);
+      write_outputs<F, R>(a, rows, lane, acc, smem, epilogue);
     }
   }
 }

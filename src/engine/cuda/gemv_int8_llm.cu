@@ -1,32 +1,28 @@
-// LLM.int8() batch-1 GEMV, fused: each block quantizes the token itself (fp16 rounding, per-token
-// absmax over |x| < 6, outlier columns zeroed and listed in ascending order), then warps stream
-// int8 rows with 16-byte loads and __dp4a into int32, and the epilogue applies bnb's dequant
-// (C·SCA·SCB/127² + bias, fp16) and adds the outlier columns' fp16 products in column order —
-// the same operations as quant::int8_llm_matmul_reference, so the result matches it bit for bit.
+// LLM.int8() GEMV: a policy of the shared batch-1 GEMV kernels (every pipeline, bulk copies
+// included, as INT8-WO has them) and the prefill kernel over a batch of tokens. Each block
+// quantizes its token itself (fp16 rounding, per-token absmax over |x| < 6, outlier columns zeroed
+// and listed in ascending order), warps stream int8 rows and sum __dp4a products in int32, and each
+// row's epilogue applies bnb's dequant (C·SCA·SCB/127² + bias, fp16) and adds the outlier columns'
+// fp16 products in column order: the operations of quant::int8_llm_matmul_reference, bit for bit.
 #include <cuda_fp16.h>
 
+#include "engine/cuda/gemv_dispatch.cuh"
 #include "engine/cuda/gemv_int8_llm.cuh"
-#include "engine/cuda/gemv_kernel.cuh"
 #include "quant/int8_llm.h"
+#include "quant/int8_rowwise.h"
 
 namespace ec::engine::cuda {
 namespace {
 
 using detail::align16;
 using detail::kGemvThreads;
-using detail::kGemvUnroll;
 using detail::kGemvWarps;
 
-constexpr int kMaxListed = 1024;  // outlier columns kept in shared memory; more take a slow path
+constexpr int kMaxListed = 1024;  // outlier columns listed in shared memory; more walk the mask
+constexpr int kSweep = 4;         // float4 of x (and gain) in flight per thread while staging
 
 __device__ __forceinline__ float round16(float v) {
   return __half2float(__float2half_rn(v));
-}
-
-__device__ __forceinline__ int warp_sum_int(int v) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
 }
 
 __device__ __forceinline__ float warp_max(float v) {
@@ -35,247 +31,345 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
-// 1/rms of x [cols] in double, as the CPU rmsnorm; every thread gets it. Uses `red`.
-__device__ float block_inv_rms(const float* x, int cols, double eps, double* red) {
-  double ss = 0.0;
-  for (int i = threadIdx.x; i < cols; i += blockDim.x) ss += static_cast<double>(x[i]) * x[i];
-  ss = detail::warp_sum(ss);
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = ss;
-  __syncthreads();
-  double total = 0.0;
-  for (int w = 0; w < static_cast<int>(blockDim.x >> 5); ++w) total += red[w];
-  __syncthreads();
-  return static_cast<float>(1.0 / sqrt(total / cols + eps));
-}
+struct Int8LlmPolicy {
+  static constexpr int kElems = 16;
+  static constexpr int kBitsPerWeight = 8;
+  static constexpr int kXBytes = 1;  // x is staged as the token's int8 codes
+  static constexpr bool kShortSteps = true;
+  static constexpr int kHeldLoads = kSweep;  // stage_token reads x its own way: no HeldWide
+  using Acc = int;
 
-struct Staged {
-  const int8_t* q;
-  const int* list_idx;
-  const float* list_val;
-  const uint32_t* mask;
-  int count;
-  float absmax;
-  float inv_rms;  // 1 when there is no norm
+  // The policy's tables: what stage_token found, then the listed outlier columns and their
+  // values. The codes follow (the staged x), then the outlier mask (tail_bytes).
+  struct Header {
+    float absmax;   // of the non-outlier fp16 activations
+    int count;      // outlier columns
+    float inv_rms;  // 1 when there is no norm
+    int unused;
+  };
+  static constexpr size_t kListAt = sizeof(Header);
+  static constexpr size_t kSharedBytes = kListAt + size_t{kMaxListed} * 8;
+  static_assert(sizeof(Header) == 16 && kSharedBytes % 16 == 0);
+
+  __host__ __device__ static constexpr size_t tail_bytes(int cols) {
+    return static_cast<size_t>(cols / 32) * 4;
+  }
+  __device__ static const int* list_idx(const unsigned char* smem) {
+    return reinterpret_cast<const int*>(smem + kListAt);
+  }
+  __device__ static const float* list_val(const unsigned char* smem) {
+    return reinterpret_cast<const float*>(smem + kListAt + size_t{kMaxListed} * 4);
+  }
+  __device__ static const uint32_t* mask(const unsigned char* smem, int cols) {
+    return reinterpret_cast<const uint32_t*>(smem + kSharedBytes + align16(cols));
+  }
+
+  // The fp16 activation of column c, as the CPU forms it: fp16(norm · (x · inv_rms)) or fp16(x).
+  __device__ static float value(const GemvArgs& a, float inv_rms, int c) {
+    return round16(a.norm != nullptr ? a.norm[c] * (a.x[c] * inv_rms) : a.x[c]);
+  }
+
+  // Columns 4i..4i+3 (a float4 of x and of the gain), fp16-rounded.
+  struct Quad {
+    float v[4];
+  };
+  __device__ static Quad quad(float4 x, float4 g, bool normed, float inv_rms) {
+    if (normed) x = detail::normalised(detail::XAndGain{x, g}, inv_rms);
+    return Quad{{round16(x.x), round16(x.y), round16(x.z), round16(x.w)}};
+  }
+
+  // Applies use(i, quad) to every float4 i of x, kSweep loads in flight per thread; every thread
+  // runs the same iterations (warp shuffles in `use` see the whole warp), i = -1 past the end.
+  // Each pass reads x again (from L1 or L2).
+  template <class Use>
+  __device__ static void sweep_quads(const GemvArgs& a, float inv_rms, Use use) {
+    const int n4 = a.cols / 4;
+    const auto* x4 = reinterpret_cast<const float4*>(a.x);
+    const auto* g4 = reinterpret_cast<const float4*>(a.norm);
+    const bool normed = a.norm != nullptr;
+    for (int base = 0; base < n4; base += kSweep * kGemvThreads) {
+      float4 xv[kSweep], gv[kSweep];
+#pragma unroll
+      for (int k = 0; k < kSweep; ++k) {
+        const int i = base + k * kGemvThreads + static_cast<int>(threadIdx.x);
+        if (i < n4) {
+          xv[k] = x4[i];
+          gv[k] = normed ? g4[i] : xv[k];
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kSweep; ++k) {
+        const int i = base + k * kGemvThreads + static_cast<int>(threadIdx.x);
+        use(i < n4 ? i : -1, i < n4 ? quad(xv[k], gv[k], normed, inv_rms) : Quad{});
+      }
+    }
+  }
+
+  // LLM.int8()'s activation side of this block's token (a.x), into shared memory: the outlier
+  // mask (this token's |x| ≥ 6 columns, or a.outlier_mask's over a prefill batch), the absmax of
+  // the rest, the codes (quant::quantize_int8_row; 0 in outlier columns) and the outlier list.
+  // x up to kSweep float4 per thread (4,096 features) is read once and held in registers, as
+  // stage_x holds it: each pass over x would otherwise be another round trip before the first
+  // product. Both ways sum the squares in the same order. Ends with __syncthreads().
+  __device__ static void stage_token(const GemvArgs& a, unsigned char* smem) {
+    const int n4 = a.cols / 4;
+    const int t = static_cast<int>(threadIdx.x);
+    if (n4 > kSweep * kGemvThreads) {
+      const float inv_rms =
+          a.norm != nullptr ? detail::rms_inverse<kSweep>(a.x, a.norm_eps, a.cols) : 1.0f;
+      quantize_token(a, smem, inv_rms, [&](auto use) { sweep_quads(a, inv_rms, use); });
+      return;
+    }
+    const auto* x4 = reinterpret_cast<const float4*>(a.x);
+    const auto* g4 = reinterpret_cast<const float4*>(a.norm);
+    const bool normed = a.norm != nullptr;
+    float4 xv[kSweep], gv[kSweep];
+#pragma unroll
+    for (int k = 0; k < kSweep; ++k) {
+      const int i = k * kGemvThreads + t;
+      if (i < n4) {
+        xv[k] = x4[i];
+        gv[k] = normed ? g4[i] : xv[k];
+      }
+    }
+    float inv_rms = 1.0f;
+    if (normed) {
+      double ss = 0.0;
+#pragma unroll
+      for (int k = 0; k < kSweep; ++k) {
+        if (k * kGemvThreads + t < n4) ss += detail::sum_squares(xv[k]);
+      }
+      inv_rms = detail::block_rms_scale(ss, a.norm_eps, a.cols);
+    }
+    Quad held[kSweep];
+#pragma unroll
+    for (int k = 0; k < kSweep; ++k) {
+      held[k] = k * kGemvThreads + t < n4 ? quad(xv[k], gv[k], normed, inv_rms) : Quad{};
+    }
+    quantize_token(a, smem, inv_rms, [&](auto use) {
+#pragma unroll
+      for (int k = 0; k < kSweep; ++k) {
+        const int i = k * kGemvThreads + t;
+        use(i < n4 ? i : -1, held[k]);
+      }
+    });
+  }
+
+  // The passes of stage_token over the token's fp16 activations: for_each(use) applies use(i,
+  // quad) to every float4 i of x as sweep_quads does.
+  template <class ForEach>
+  __device__ static void quantize_token(const GemvArgs& a, unsigned char* smem, float inv_rms,
+                                        ForEach for_each) {
+    __shared__ float red_max[kGemvWarps];
+    const int cols = a.cols;
+    const int words = cols / 32;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    auto* head = reinterpret_cast<Header*>(smem);
+    auto* codes = reinterpret_cast<uint32_t*>(smem + kSharedBytes);
+    auto* bits = const_cast<uint32_t*>(mask(smem, cols));
+    const float thr = round16(quant::kLlmInt8Threshold);
+    const bool given = a.outlier_mask != nullptr;
+    if (given) {
+      for (int w = static_cast<int>(threadIdx.x); w < words; w += kGemvThreads) {
+        bits[w] = a.outlier_mask[w];
+      }
+    }
+
+    // Pass 1: the token's own outlier mask (a float4's four flags as a nibble; eight lanes make a
+    // word), unless a batch's is given, and the absmax of the token's non-outlier columns.
+    float m = 0.0f;
+    for_each([&](int i, const Quad& q) {
+      unsigned nibble = 0;
+      if (i >= 0) {
+        for (int j = 0; j < 4; ++j) {
+          // The absmax leaves out the token's own outliers; a batch's mask zeroes more codes.
+          const bool own = fabsf(q.v[j]) >= thr;
+          nibble |= own ? 1u << j : 0u;
+          if (!own) m = fmaxf(m, fabsf(q.v[j]));
+        }
+      }
+      if (!given) {
+        unsigned word = nibble << (4 * (lane & 7));
+        word |= __shfl_xor_sync(0xffffffffu, word, 1);
+        word |= __shfl_xor_sync(0xffffffffu, word, 2);
+        word |= __shfl_xor_sync(0xffffffffu, word, 4);
+        if (i >= 0 && (lane & 7) == 0) bits[i / 8] = word;
+      }
+    });
+    m = warp_max(m);
+    if (lane == 0) red_max[threadIdx.x >> 5] = m;
+    __syncthreads();  // also publishes the mask
+    float absmax = 0.0f;
+    for (int w = 0; w < kGemvWarps; ++w) absmax = fmaxf(absmax, red_max[w]);
+
+    // Pass 2: the codes, four to a word (column 4i + j in byte j).
+    const float scale = 127.0f / absmax;
+    const bool scale_finite = isfinite(scale);
+    for_each([&](int i, const Quad& q) {
+      if (i < 0) return;
+      uint32_t packed = 0;
+      for (int j = 0; j < 4; ++j) {
+        const int c = 4 * i + j;
+        int8_t code = 0;
+        if (absmax > 0.0f && ((bits[c / 32] >> (c % 32)) & 1u) == 0) {
+          const float scaled = scale_finite ? q.v[j] * scale : q.v[j] / absmax * 127.0f;
+          code = static_cast<int8_t>(fminf(fmaxf(rintf(scaled), -127.0f), 127.0f));
+        }
+        packed |= static_cast<uint32_t>(static_cast<uint8_t>(code)) << (8 * j);
+      }
+      codes[i] = packed;
+    });
+
+    // The outlier columns listed in ascending order by warp 0 (a lane scans a run of mask words).
+    if (threadIdx.x < 32) {
+      auto* idx = const_cast<int*>(list_idx(smem));
+      auto* val = const_cast<float*>(list_val(smem));
+      const int per = (words + 31) / 32;
+      const int w0 = min(words, lane * per), w1 = min(words, w0 + per);
+      int n = 0;
+      for (int w = w0; w < w1; ++w) n += __popc(bits[w]);
+      int incl = n;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const int t = __shfl_up_sync(0xffffffffu, incl, o);
+        if (lane >= o) incl += t;
+      }
+      int pos = incl - n;
+      for (int w = w0; w < w1; ++w) {
+        for (uint32_t b = bits[w]; b != 0; b &= b - 1) {
+          const int col = w * 32 + __ffs(static_cast<int>(b)) - 1;
+          if (pos < kMaxListed) {
+            idx[pos] = col;
+            val[pos] = value(a, inv_rms, col);
+          }
+          ++pos;
+        }
+      }
+      if (lane == 31) *head = Header{absmax, incl, inv_rms, 0};
+    }
+    __syncthreads();
+  }
+
+  __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
+  __device__ static float2 raw(const GemvSegment&, int, int, int) {
+    return make_float2(0.f, 0.f);
+  }
+
+  // Sixteen int8 weights against the chunk's sixteen codes, exact in int32.
+  __device__ static int dot(uint4 w, const float4* x4, int, const unsigned char*, int) {
+    const int4 q = *reinterpret_cast<const int4*>(x4);
+    int s = __dp4a(static_cast<int>(w.x), q.x, 0);
+    s = __dp4a(static_cast<int>(w.y), q.y, s);
+    s = __dp4a(static_cast<int>(w.z), q.z, s);
+    return __dp4a(static_cast<int>(w.w), q.w, s);
+  }
+
+  // What a row's epilogue needs from global memory, loaded as the warp takes up its row group:
+  // the row scale, the bias and the weights of the first kEarly outlier columns.
+  static constexpr int kEarly = 4;
+  struct RowLoads {
+    float scb, bias;
+    int8_t q[kEarly];
+  };
+  __device__ static RowLoads load_row(const GemvArgs& a, const GemvSegment& s, int row,
+                                      const unsigned char* smem) {
+    const int count = reinterpret_cast<const Header*>(smem)->count;
+    const auto* cb = static_cast<const int8_t*>(s.w) + static_cast<int64_t>(row) * a.cols;
+    RowLoads l{s.scales[row], s.bias != nullptr ? s.bias[row] : 0.0f, {}};
+#pragma unroll
+    for (int k = 0; k < kEarly; ++k) l.q[k] = k < count ? cb[list_idx(smem)[k]] : int8_t{0};
+    return l;
+  }
+
+  // One output: the dequantized int32 sum rounded to fp16, plus the outlier columns' fp16
+  // products added in FP32 in column order, rounded to fp16.
+  __device__ static float finish_staged(const GemvArgs& a, const GemvSegment& s, int row, int acc,
+                                        const unsigned char* smem, const RowLoads& l) {
+    const Header h = *reinterpret_cast<const Header*>(smem);
+    const float scb = l.scb;
+    const float main = __fmaf_rn(__fmul_rn(__fmul_rn(static_cast<float>(acc), h.absmax), scb),
+                                 quant::kMmDequantConst, l.bias);
+    const float out = round16(main);
+    if (h.count == 0) return out;
+    const auto* cb = static_cast<const int8_t*>(s.w) + static_cast<int64_t>(row) * a.cols;
+    const auto weight16 = [scb](int8_t q) {
+      return round16(__fmul_rn(__fmul_rn(static_cast<float>(q), scb), quant::kInv127));
+    };
+    float sum = out;
+    if (h.count <= kMaxListed) {
+      const int* idx = list_idx(smem);
+      const float* val = list_val(smem);
+#pragma unroll
+      for (int k = 0; k < kEarly; ++k) {
+        if (k < h.count) sum = __fadd_rn(sum, __fmul_rn(val[k], weight16(l.q[k])));
+      }
+      for (int i = kEarly; i < h.count; i += 4) {  // the rest, four weight loads in flight
+        int8_t q[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) q[k] = i + k < h.count ? cb[idx[i + k]] : int8_t{0};
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          if (i + k < h.count) sum = __fadd_rn(sum, __fmul_rn(val[i + k], weight16(q[k])));
+        }
+      }
+    } else {
+      // More outliers than listed: walk the mask (values formed again, by the same rounding).
+      const uint32_t* bits = mask(smem, a.cols);
+      for (int w = 0; w < a.cols / 32; ++w) {
+        for (uint32_t m = bits[w]; m != 0; m &= m - 1) {
+          const int col = w * 32 + __ffs(static_cast<int>(m)) - 1;
+          sum = __fadd_rn(sum, __fmul_rn(value(a, h.inv_rms, col), weight16(cb[col])));
+        }
+      }
+    }
+    return round16(sum);
+  }
 };
 
-// The activation side of LLM.int8() for one token, into shared memory.
-__device__ Staged stage_token(const GemvArgs& a, const float* x, unsigned char* smem) {
-  __shared__ double red[kGemvWarps];
-  __shared__ float red_max[kGemvWarps];
-  __shared__ int s_count;
-  const int cols = a.cols;
-  const int words = cols / 32;
-  auto* q = reinterpret_cast<int8_t*>(smem);
-  auto* mask = reinterpret_cast<uint32_t*>(smem + align16(cols));
-  auto* list_idx = reinterpret_cast<int*>(smem + align16(cols) + align16(words * 4));
-  auto* list_val = reinterpret_cast<float*>(list_idx + kMaxListed);
-  const float thr = round16(quant::kLlmInt8Threshold);
-  const float inv_rms = a.norm != nullptr ? block_inv_rms(x, cols, a.norm_eps, red) : 1.0f;
-  const auto value = [&](int i) {
-    return round16(a.norm != nullptr ? a.norm[i] * (x[i] * inv_rms) : x[i]);
-  };
-
-  // Pass 1: own outliers (a warp covers 32 consecutive columns) and the absmax of the rest.
-  float m = 0.0f;
-  for (int i = threadIdx.x; i < cols; i += blockDim.x) {
-    const float v = fabsf(value(i));
-    const bool outlier = v >= thr;
-    const unsigned bits = __ballot_sync(0xffffffffu, outlier);
-    if (a.outlier_mask == nullptr && (threadIdx.x & 31) == 0) mask[i / 32] = bits;
-    if (!outlier) m = fmaxf(m, v);
-  }
-  if (a.outlier_mask != nullptr) {
-    for (int i = threadIdx.x; i < words; i += blockDim.x) mask[i] = a.outlier_mask[i];
-  }
-  m = warp_max(m);
-  if ((threadIdx.x & 31) == 0) red_max[threadIdx.x >> 5] = m;
-  __syncthreads();
-  float absmax = 0.0f;
-  for (int w = 0; w < kGemvWarps; ++w) absmax = fmaxf(absmax, red_max[w]);
-
-  // Pass 2: codes (quant::quantize_int8_row), zero in every outlier column.
-  const float scale = 127.0f / absmax;
-  const bool scale_finite = isfinite(scale);
-  for (int i = threadIdx.x; i < cols; i += blockDim.x) {
-    int8_t code = 0;
-    const bool outlier = (mask[i / 32] >> (i % 32)) & 1u;
-    if (absmax > 0.0f && !outlier) {
-      const float v = value(i);
-      const float scaled = scale_finite ? v * scale : v / absmax * 127.0f;
-      code = static_cast<int8_t>(fminf(fmaxf(rintf(scaled), -127.0f), 127.0f));
-    }
-    q[i] = code;
-  }
-
-  // Outlier columns listed in ascending order by warp 0 (a lane scans a run of mask words).
-  if (threadIdx.x < 32) {
-    const int lane = threadIdx.x;
-    const int per = (words + 31) / 32;
-    const int w0 = min(words, lane * per), w1 = min(words, w0 + per);
-    int n = 0;
-    for (int w = w0; w < w1; ++w) n += __popc(mask[w]);
-    int incl = n;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int t = __shfl_up_sync(0xffffffffu, incl, o);
-      if (lane >= o) incl += t;
-    }
-    int pos = incl - n;
-    for (int w = w0; w < w1; ++w) {
-      for (uint32_t bits = mask[w]; bits != 0; bits &= bits - 1) {
-        const int col = w * 32 + __ffs(static_cast<int>(bits)) - 1;
-        if (pos < kMaxListed) {
-          list_idx[pos] = col;
-          list_val[pos] = value(col);
-        }
-        ++pos;
-      }
-    }
-    if (lane == 31) s_count = incl;
-  }
-  __syncthreads();
-  return Staged{q, list_idx, list_val, mask, s_count, absmax, inv_rms};
-}
-
-// One output of LLM.int8(): dequantized int32 product, rounded to fp16, plus the outlier columns'
-// fp16 products summed in FP32 in column order, rounded to fp16. Every lane returns the value.
-__device__ float finish_row(const GemvArgs& a, const Staged& st, const GemvSegment& s, int row,
-                            int acc, const float* x) {
-  const float scb = s.scales[row];
-  const float b = s.bias != nullptr ? s.bias[row] : 0.0f;
-  const float main = __fmaf_rn(__fmul_rn(__fmul_rn(static_cast<float>(acc), st.absmax), scb),
-                               quant::kMmDequantConst, b);
-  float out = round16(main);
-  if (st.count == 0) return out;
-  const int lane = threadIdx.x & 31;
-  const auto* cb = static_cast<const int8_t*>(s.w) + static_cast<int64_t>(row) * a.cols;
-  float sum = out;
-  if (st.count <= kMaxListed) {
-    for (int base = 0; base < st.count; base += 32) {
-      const int i = base + lane;
-      float term = 0.0f;
-      if (i < st.count) {
-        const float w16 = round16(
-            __fmul_rn(__fmul_rn(static_cast<float>(cb[st.list_idx[i]]), scb), quant::kInv127));
-        term = __fmul_rn(st.list_val[i], w16);
-      }
-      const int n = min(32, st.count - base);
-      for (int j = 0; j < n; ++j) sum = __fadd_rn(sum, __shfl_sync(0xffffffffu, term, j));
-    }
-  } else {
-    // More outliers than listed: walk the mask (values re-read through the same rounding).
-    for (int w = 0; w < a.cols / 32; ++w) {
-      for (uint32_t bits = st.mask[w]; bits != 0; bits &= bits - 1) {
-        const int col = w * 32 + __ffs(static_cast<int>(bits)) - 1;
-        const float w16 =
-            round16(__fmul_rn(__fmul_rn(static_cast<float>(cb[col]), scb), quant::kInv127));
-        const float v = round16(a.norm != nullptr ? a.norm[col] * (x[col] * st.inv_rms) : x[col]);
-        sum = __fadd_rn(sum, __fmul_rn(v, w16));
-      }
-    }
-  }
-  return round16(sum);
-}
-
+// Prefill: gridDim.y tokens of x [n, cols] and y [n, outputs], each block staging its token with
+// the batch's outlier mask, R rows per warp, steps of kGemvUnroll chunks.
 template <int R>
-__global__ void __launch_bounds__(kGemvThreads) gemv_int8_llm_kernel(const GemvArgs a) {
+__global__ void __launch_bounds__(kGemvThreads) gemv_int8_llm_batch_kernel(const GemvArgs batch) {
+  using F = Int8LlmPolicy;
+  constexpr int U = detail::kGemvUnroll;
   extern __shared__ __align__(16) unsigned char smem[];
-  const int token = blockIdx.y;
-  const int total = detail::outputs(a);
-  const float* x = a.x + static_cast<int64_t>(token) * a.cols;
-  float* y = a.y + static_cast<int64_t>(token) * total;
-  const float* residual =
-      a.residual != nullptr ? a.residual + static_cast<int64_t>(token) * total : nullptr;
+  const int token = static_cast<int>(blockIdx.y);
+  const int total = detail::outputs(batch);
+  GemvArgs a = batch;
+  a.x = batch.x + static_cast<int64_t>(token) * a.cols;
+  a.y = batch.y + static_cast<int64_t>(token) * total;
+  if (batch.residual != nullptr) a.residual = batch.residual + static_cast<int64_t>(token) * total;
   pdl_wait();
   pdl_trigger();
-  const Staged st = stage_token(a, x, smem);
+  F::stage_token(a, smem);
 
-  const int warp = threadIdx.x >> 5;
-  const int lane = threadIdx.x & 31;
-  const int per_warp = a.swiglu ? R / 2 : R;
-  const int per_group = kGemvWarps * per_warp;
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int per_group = kGemvWarps * (a.swiglu ? R / 2 : R);
   const int groups = (total + per_group - 1) / per_group;
-  const int chunks = a.cols / 16;
-  const auto* xq = reinterpret_cast<const int4*>(st.q);
-
-  for (int g = blockIdx.x; g < groups; g += gridDim.x) {
-    const int first = (g * kGemvWarps + warp) * per_warp;
-    if (first >= total) continue;
-    GemvSegment seg[R];
-    int local[R];
-    bool valid[R];
-    const int8_t* wrow[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      int out = a.swiglu ? first + r / 2 : first + r;
-      valid[r] = out < total;
-      out = valid[r] ? out : first;
-      local[r] = out;
-      if (a.swiglu) {
-        seg[r] = (r % 2 == 0) ? a.seg[0] : a.seg[1];
-      } else {
-        seg[r] = detail::pick_segment(a, local[r]);
-      }
-      wrow[r] = static_cast<const int8_t*>(seg[r].w) + static_cast<int64_t>(local[r]) * a.cols;
-    }
+  const int chunks = a.cols / F::kElems;
+  for (int g = static_cast<int>(blockIdx.x); g < groups; g += static_cast<int>(gridDim.x)) {
+    const detail::WarpRows<F, R> rows(a, g, warp, total);
+    if (rows.first >= total) continue;
+    const auto epilogue = detail::load_epilogue<F, R>(a, rows, lane, smem);
     int acc[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) acc[r] = 0;
-    for (int c0 = lane; c0 < chunks; c0 += 32 * kGemvUnroll) {
-      uint4 wv[kGemvUnroll][R];
-#pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u) {
-        const int c = c0 + u * 32;
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-          wv[u][r] = c < chunks ? detail::ld_stream(wrow[r] + static_cast<int64_t>(c) * 16)
-                                : make_uint4(0, 0, 0, 0);
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kGemvUnroll; ++u) {
-        const int c = c0 + u * 32;
-        if (c < chunks) {
-          const int4 xv = xq[c];
-#pragma unroll
-          for (int r = 0; r < R; ++r) {
-            acc[r] = __dp4a(static_cast<int>(wv[u][r].x), xv.x, acc[r]);
-            acc[r] = __dp4a(static_cast<int>(wv[u][r].y), xv.y, acc[r]);
-            acc[r] = __dp4a(static_cast<int>(wv[u][r].z), xv.z, acc[r]);
-            acc[r] = __dp4a(static_cast<int>(wv[u][r].w), xv.w, acc[r]);
-          }
-        }
-      }
+    for (int c0 = lane; c0 < chunks; c0 += 32 * U) {
+      detail::Step<F, R, U> step;
+      step.load(rows, c0, chunks, a.cols);
+      detail::accumulate_step<F, R, U, 1>(step, rows, c0, chunks, smem, lane, acc);
     }
-    float out[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int sum = warp_sum_int(acc[r]);
-      out[r] = valid[r] ? finish_row(a, st, seg[r], local[r], sum, x) : 0.0f;
-    }
-    if (lane == 0) {
-      if (a.swiglu) {
-#pragma unroll
-        for (int r = 0; r < R; r += 2) {
-          if (valid[r]) {
-            const float gate = out[r], up = out[r + 1];
-            y[first + r / 2] = gate / (1.0f + expf(-gate)) * up;
-          }
-        }
-      } else {
-#pragma unroll
-        for (int r = 0; r < R; ++r) {
-          if (valid[r]) y[first + r] = residual != nullptr ? out[r] + residual[first + r] : out[r];
-        }
-      }
-    }
+    for (int r = 0; r < R; ++r) acc[r] = detail::warp_sum(acc[r]);
+    detail::write_outputs<F, R>(a, rows, lane, acc, smem, epilogue);
   }
 }
 
 template <int R>
-void launch(const GemvArgs& a, const GemvConfig& config, int n_tokens, cudaStream_t stream) {
+void launch_batch(const GemvArgs& a, const GemvConfig& config, int n_tokens, cudaStream_t stream) {
   const size_t smem = gemv_int8_llm_shared_bytes(a.cols);
-  auto kernel = gemv_int8_llm_kernel<R>;
+  auto kernel = gemv_int8_llm_batch_kernel<R>;
   static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
   detail::allow_shared(kernel, smem, configured);
   const int grid = detail::gemv_grid(kernel, a, R, config.persistent, smem);
@@ -287,9 +381,8 @@ void launch(const GemvArgs& a, const GemvConfig& config, int n_tokens, cudaStrea
 
 __global__ void outlier_mask_kernel(const float* x, const float* norm, double eps, int cols,
                                     uint32_t* mask) {
-  __shared__ double red[kGemvWarps];
   const float* xt = x + static_cast<int64_t>(blockIdx.x) * cols;
-  const float inv_rms = norm != nullptr ? block_inv_rms(xt, cols, eps, red) : 1.0f;
+  const float inv_rms = norm != nullptr ? detail::rms_inverse<kSweep>(xt, eps, cols) : 1.0f;
   const float thr = round16(quant::kLlmInt8Threshold);
   for (int i = threadIdx.x; i < cols; i += blockDim.x) {
     const float v = round16(norm != nullptr ? norm[i] * (xt[i] * inv_rms) : xt[i]);
@@ -301,20 +394,23 @@ __global__ void outlier_mask_kernel(const float* x, const float* norm, double ep
 }  // namespace
 
 size_t gemv_int8_llm_shared_bytes(int cols) {
-  return align16(static_cast<size_t>(cols)) + align16(static_cast<size_t>(cols / 32) * 4) +
-         static_cast<size_t>(kMaxListed) * 8;
+  return detail::gemv_shared_bytes<Int8LlmPolicy>(cols);
 }
 
 void launch_gemv_int8_llm(const GemvArgs& args, const GemvConfig& config, int n_tokens,
                           cudaStream_t stream) {
+  if (n_tokens == 1 && args.outlier_mask == nullptr) {
+    return detail::dispatch_rows<Int8LlmPolicy>(args, config, stream);
+  }
+  // A batch takes the config's rows and grid; its pipeline is the decode step's.
   switch (config.rows_per_warp) {
     case 1:
-      if (!args.swiglu) return launch<1>(args, config, n_tokens, stream);
+      if (!args.swiglu) return launch_batch<1>(args, config, n_tokens, stream);
       break;
     case 2:
-      return launch<2>(args, config, n_tokens, stream);
+      return launch_batch<2>(args, config, n_tokens, stream);
     case 4:
-      return launch<4>(args, config, n_tokens, stream);
+      return launch_batch<4>(args, config, n_tokens, stream);
     default:
       break;
   }

@@ -1,16 +1,17 @@
-// LLM.int8() decode GEMV launcher (int8-llm, the seed's "INT8"), faithful to bitsandbytes.
+// LLM.int8() GEMV launcher (int8-llm, the seed's "INT8"), faithful to bitsandbytes.
 #pragma once
 
 #include "engine/cuda/gemv.cuh"
 
 namespace ec::engine::cuda {
 
-// gridDim.y = n_tokens rows of x/y ([n, cols] and [n, outputs]) when n_tokens > 1 (prefill, with
-// args.outlier_mask set over the batch).
+// One token without a batch mask (decode): the shared GEMV kernels' variant `config`. Else
+// (prefill): n_tokens rows of x/y ([n, cols] and [n, outputs]), args.outlier_mask set over the
+// batch, one block row per token with config's rows per warp and grid.
 void launch_gemv_int8_llm(const GemvArgs& args, const GemvConfig& config, int n_tokens,
                           cudaStream_t stream);
 
-// Shared memory per block of that kernel for `cols` input features.
+// Shared memory per block of either kernel for `cols` input features.
 size_t gemv_int8_llm_shared_bytes(int cols);
 
 // mask[cols/32] |= bit c for every column c where some token of x [n, cols] (normalised by `norm`

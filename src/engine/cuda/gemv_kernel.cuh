@@ -40,6 +40,12 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
+__device__ __forceinline__ int warp_sum(int v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
 __device__ __forceinline__ double warp_sum(double v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -140,11 +146,41 @@ __device__ __forceinline__ uint4 to_half8(float4 a, float4 b) {
   return *reinterpret_cast<const uint4*>(h);
 }
 
-// Bytes of staged x per input feature: 2 when the format stages x in fp16 (F::kXHalf).
+// Bytes of staged x per input feature: the format's own (F::kXBytes: 1 for LLM.int8()'s int8
+// codes), else 2 when it stages x in fp16 (F::kXHalf), else 4.
 template <class F>
 __host__ __device__ constexpr int x_bytes() {
-  return F::kXHalf ? 2 : 4;
+  if constexpr (requires { F::kXBytes; }) {
+    return F::kXBytes;
+  } else {
+    return F::kXHalf ? 2 : 4;
+  }
 }
+
+// The staged x's region after the format's tables: x itself, then what the format keeps beside
+// it whose size grows with x (F::tail_bytes: LLM.int8()'s outlier mask).
+template <class F>
+__host__ __device__ size_t staged_x_region(int cols) {
+  size_t bytes = align16(static_cast<size_t>(cols) * x_bytes<F>());
+  if constexpr (requires { F::tail_bytes(cols); }) bytes += align16(F::tail_bytes(cols));
+  return bytes;
+}
+
+// What a row accumulates: F::Acc where the format says (LLM.int8(): the exact int32 sum of
+// int8 products), else FP32.
+template <class F>
+struct AccOf {
+  using type = float;
+};
+template <class F>
+requires requires {
+  typename F::Acc;
+}
+struct AccOf<F> {
+  using type = typename F::Acc;
+};
+template <class F>
+using Acc = typename AccOf<F>::type;
 
 // A format that places the staged x itself (NF4: in its table's gaps) says where each 16-byte
 // unit goes and how much shared memory that takes in all; the others stage x after their tables
@@ -170,13 +206,12 @@ __device__ __forceinline__ auto* x_unit(Byte* smem, int s) {
 // The kernel's shared memory: the format's tables and the staged x.
 template <class F>
 size_t gemv_shared_bytes(int cols) {
-  const size_t x = align16(static_cast<size_t>(cols) * x_bytes<F>());
   if constexpr (PlacesStagedX<F>) {
-    return F::shared_bytes(x);
+    return F::shared_bytes(align16(static_cast<size_t>(cols) * x_bytes<F>()));
   } else {
     static_assert(F::kSharedBytes % 16 == 0,
                   "x is staged after the format's tables, 16-byte aligned");
-    return F::kSharedBytes + x;
+    return F::kSharedBytes + staged_x_region<F>(cols);
   }
 }
 
@@ -310,6 +345,17 @@ __device__ inline void stage_x(const float* __restrict x, const float* __restric
   __syncthreads();
 }
 
+// The block's staging of x for format F: the format's own (F::stage_token: LLM.int8() quantizes
+// the token itself), else stage_x. Ends with __syncthreads().
+template <class F, int V>
+__device__ __forceinline__ void stage(const GemvArgs& a, unsigned char* __restrict smem) {
+  if constexpr (requires { F::stage_token(a, smem); }) {
+    F::stage_token(a, smem);
+  } else {
+    stage_x<F, V>(a.x, a.norm, a.norm_eps, a.cols, smem);
+  }
+}
+
 __host__ __device__ inline int outputs(const GemvArgs& a) {
   if (a.swiglu) return a.seg[0].rows;
   int total = 0;
@@ -399,7 +445,7 @@ template <class F, int R, int U, int V>
 __device__ __forceinline__ void accumulate_step(const Step<F, R, U>& step,
                                                 const WarpRows<F, R>& rows, int c0, int chunks,
                                                 const unsigned char* smem, int lane,
-                                                float (&acc)[R]) {
+                                                Acc<F> (&acc)[R]) {
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     const int c = c0 + u * 32;
@@ -408,24 +454,84 @@ __device__ __forceinline__ void accumulate_step(const Step<F, R, U>& step,
       const int rot = (c * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const float sc = F::scale(step.raw[u][r], rows.seg[r], smem);
-        acc[r] = fmaf(sc, F::dot(step.w[u][r], xc, rot, smem, lane), acc[r]);
+        if constexpr (std::is_same_v<Acc<F>, float>) {
+          const float sc = F::scale(step.raw[u][r], rows.seg[r], smem);
+          acc[r] = fmaf(sc, F::dot(step.w[u][r], xc, rot, smem, lane), acc[r]);
+        } else {
+          acc[r] += F::dot(step.w[u][r], xc, rot, smem, lane);  // exact: no scale per chunk
+        }
       }
     }
+  }
+}
+
+// What a format's epilogue reads from global memory for a row, loaded into registers when the
+// warp takes up the row group (F::RowLoads, F::load_row; nothing for the other formats), so that
+// its latency passes while the rows stream instead of after them. LLM.int8()'s row scale and
+// first outlier weights cost it two dependent round trips per row group otherwise.
+template <class F>
+struct RowLoadsOf {
+  struct type {};
+};
+template <class F>
+requires requires {
+  typename F::RowLoads;
+}
+struct RowLoadsOf<F> {
+  using type = typename F::RowLoads;
+};
+
+template <class F, int R>
+struct EpilogueLoads {
+  typename RowLoadsOf<F>::type row[R];
+};
+
+// The loads of row r are made by the lane that writes its output (write_outputs).
+template <class F, int R>
+__device__ __forceinline__ EpilogueLoads<F, R> load_epilogue(const GemvArgs& a,
+                                                             const WarpRows<F, R>& rows, int lane,
+                                                             const unsigned char* smem) {
+  EpilogueLoads<F, R> e{};
+  if constexpr (requires { typename F::RowLoads; }) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int writer = a.swiglu ? (r & ~1) : r;
+      if (lane == writer && rows.valid[r]) {
+        e.row[r] = F::load_row(a, rows.seg[r], rows.local[r], smem);
+      }
+    }
+  }
+  return e;
+}
+
+// Row `row` of segment s from its warp-reduced sum: F::finish, or F::finish_staged where the
+// format's epilogue reads what it staged (LLM.int8(): the token's absmax and outlier columns)
+// and what load_epilogue fetched.
+template <class F, class Loads>
+__device__ __forceinline__ float finish_row(const GemvArgs& a, const GemvSegment& s, int row,
+                                            Acc<F> acc, const unsigned char* smem,
+                                            const Loads& loads) {
+  if constexpr (requires { F::finish_staged(a, s, row, acc, smem, loads); }) {
+    return F::finish_staged(a, s, row, acc, smem, loads);
+  } else {
+    return F::finish(s, row, acc);
   }
 }
 
 // The epilogue of one warp's rows (acc already warp-reduced): SwiGLU pairs, or bias/residual.
 template <class F, int R>
 __device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<F, R>& rows,
-                                              int lane, const float (&acc)[R]) {
+                                              int lane, const Acc<F> (&acc)[R],
+                                              const unsigned char* smem,
+                                              const EpilogueLoads<F, R>& e) {
   const int first = rows.first;
   if (a.swiglu) {
 #pragma unroll
     for (int r = 0; r < R; r += 2) {
       if (lane == r && rows.valid[r]) {
-        const float gate = F::finish(rows.seg[r], rows.local[r], acc[r]);
-        const float up = F::finish(rows.seg[r + 1], rows.local[r + 1], acc[r + 1]);
+        const float gate = finish_row<F>(a, rows.seg[r], rows.local[r], acc[r], smem, e.row[r]);
+        const float up =
+            finish_row<F>(a, rows.seg[r + 1], rows.local[r + 1], acc[r + 1], smem, e.row[r + 1]);
         a.y[first + r / 2] = gate / (1.0f + expf(-gate)) * up;
       }
     }
@@ -433,7 +539,7 @@ __device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       if (lane == r && rows.valid[r]) {
-        float v = F::finish(rows.seg[r], rows.local[r], acc[r]);
+        float v = finish_row<F>(a, rows.seg[r], rows.local[r], acc[r], smem, e.row[r]);
         if (a.residual != nullptr) v += a.residual[first + r];
         a.y[first + r] = v;
       }
@@ -466,14 +572,15 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
     pdl_wait();
     pdl_trigger();
     // Its barrier also covers init_shared.
-    stage_x<F, V>(a.x, a.norm, a.norm_eps, a.cols, smem);
+    stage<F, V>(a, smem);
 
     for (int g = blockIdx.x; g < groups; g += gridDim.x) {
       const WarpRows<F, R> rows(a, g, warp, total);
       if (rows.first >= total) continue;
-      float acc[R];
+      const EpilogueLoads<F, R> epilogue = load_epilogue<F, R>(a, rows, lane, smem);
+      Acc<F> acc[R];
 #pragma unroll
-      for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+      for (int r = 0; r < R; ++r) acc[r] = 0;
       for (int c0 = lane; c0 < chunks; c0 += 32 * U) {
         if (!(preloaded && g == static_cast<int>(blockIdx.x) && c0 == lane)) {
           step.load(rows, c0, chunks, a.cols);
@@ -482,7 +589,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
       }
 #pragma unroll
       for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
-      write_outputs<F, R>(a, rows, lane, acc);
+      write_outputs<F, R>(a, rows, lane, acc, smem, epilogue);
     }
   } else {
     // Each warp walks its (row group, step) sequence and starts fetching the next step before it
@@ -501,11 +608,12 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
     F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
     pdl_wait();
     pdl_trigger();
-    stage_x<F, V>(a.x, a.norm, a.norm_eps, a.cols, smem);
+    stage<F, V>(a, smem);
+    EpilogueLoads<F, R> epilogue = load_epilogue<F, R>(a, rows, lane, smem);
 
-    float acc[R];
+    Acc<F> acc[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+    for (int r = 0; r < R; ++r) acc[r] = 0;
     for (int s = 0;;) {
       int next_s = s + 1, next_g = g;
       if (next_s == steps_per_group) {
@@ -527,9 +635,9 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
         if (next_s == 0) {  // the group's last step: reduce and write its outputs
 #pragma unroll
           for (int r = 0; r < R; ++r) acc[r] = warp_sum(acc[r]);
-          write_outputs<F, R>(a, rows, lane, acc);
+          write_outputs<F, R>(a, rows, lane, acc, smem, epilogue);
 #pragma unroll
-          for (int r = 0; r < R; ++r) acc[r] = 0.0f;
+          for (int r = 0; r < R; ++r) acc[r] = 0;
         }
       }
       if (!more) break;
@@ -538,6 +646,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
       } else {
         cur.load(next_rows, next_c0, chunks, a.cols);
       }
+      if (next_g != g) epilogue = load_epilogue<F, R>(a, next_rows, lane, smem);
       rows = next_rows;
       g = next_g;
       s = next_s;
