@@ -289,6 +289,10 @@ const Shape kShapes[] = {
     {{50}, 1536, true, false, true, false},
     {{40}, 3584, true, true, false, false},
     {{3000}, 256, false, true, false, false},  // more row groups than the H200 has SMs
+    // The flat variant's shortest rows in NF4 (64 chunks): SwiGLU, and q|k|v of odd rows, where a
+    // warp's share of the rows and its pairs of rows straddle the segments.
+    {{75, 75}, 2048, true, false, false, true},
+    {{67, 9, 11}, 2048, true, false, true, false},
 };
 
 class CudaGemv : public ::testing::TestWithParam<quant::Format> {};
@@ -430,6 +434,36 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
   EXPECT_EQ(gemv_config_name(c), "r1g-u16+pdl");
 }
 
+// The flat variant (host code): for every format that sums in FP32 (not LLM.int8()), resident,
+// two rows a unit and two items a step, and only where a row has at least 64 chunks.
+TEST(CudaGemvCandidates, FlatVariantWhereRowsHaveSixtyFourChunks) {
+  for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
+                          quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
+    const int width = f == quant::Format::fp16 || f == quant::Format::bf16 ? 8
+                      : f == quant::Format::int8_wo                        ? 16
+                                                                           : 32;
+    for (bool swiglu : {false, true}) {
+      for (int chunks : {32, 63, 64, 112}) {
+        GemvArgs a;
+        a.format = f;
+        a.swiglu = swiglu;
+        a.cols = chunks * width;
+        std::set<std::string> flat;
+        for (const GemvConfig& c : gemv_candidates(a)) {
+          if (c.pipeline != GemvPipeline::flat) continue;
+          EXPECT_TRUE(c.persistent) << gemv_config_name(c);
+          flat.insert(gemv_config_name(c));
+        }
+        const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
+                                 std::to_string(chunks) + " chunks";
+        std::set<std::string> want;
+        if (f != quant::Format::int8_llm && chunks >= 64) want = {"r2p-flat-u2"};
+        EXPECT_EQ(flat, want) << what;
+      }
+    }
+  }
+}
+
 // The bulk-copy variants (host code): offered only where the device has the bulk copy, only for
 // the 8- and 16-bit formats, resident, and only while their rings fit the shared memory at the
 // arguments' width; their shared memory is the format's plus the rings and barriers.
@@ -560,7 +594,7 @@ TEST(CudaGemvChecks, RejectsNf4SegmentsPastThirtyTwoBitChunks) {
 // Variants a format does not have are refused with ec::Error before any launch.
 TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   EC_REQUIRE_CUDA();
-  DeviceBuffer<float> x(256), y(64), scales(1024);
+  DeviceBuffer<float> x(512), y(64), scales(1024);
   DeviceBuffer<uint8_t> w(64 * 256 * 2);
   GemvArgs a;
   a.seg[0].w = w.get();
@@ -582,6 +616,16 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::l2_prefetch, 8), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::none, 16), nullptr), Error);
   EXPECT_THROW(gemv(a, config(4, GemvPipeline::none, 8), nullptr), Error);
+  // Flat: two rows a unit, two items a step, at least 64 chunks a row, FP32 sums.
+  a.cols = 512;
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::flat, 4), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 4), nullptr), Error);
+  a.cols = 256;  // 32 chunks a row
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
+  a.format = quant::Format::nf4;  // 8 chunks a row
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
+  a.format = quant::Format::int8_llm;
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
   a.format = quant::Format::int8_wo;
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::registers, 16), nullptr), Error);
   a.swiglu = true;

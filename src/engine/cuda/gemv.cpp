@@ -81,6 +81,7 @@ std::string gemv_config_name(const GemvConfig& config) {
   if (config.pipeline == GemvPipeline::l2_prefetch) name += "-l2pf";
   if (config.pipeline == GemvPipeline::registers) name += "-dbuf";
   if (config.pipeline == GemvPipeline::bulk) name += "-bulk";
+  if (config.pipeline == GemvPipeline::flat) name += "-flat";
   if (config.unroll != 4) name += "-u" + std::to_string(config.unroll);
   if (config.pdl) name += "+pdl";
   return name;
@@ -95,7 +96,8 @@ GemvConfig parse_gemv_config(std::string_view name) {
   };
   const auto bad = [name](std::string_view what) {
     fail(
-        "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf, -dbuf or -bulk, "
+        "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf, -dbuf, -bulk or "
+        "-flat, "
         "-u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
         name, what);
   };
@@ -124,6 +126,8 @@ GemvConfig parse_gemv_config(std::string_view name) {
     c.pipeline = GemvPipeline::registers;
   } else if (take("-bulk")) {
     c.pipeline = GemvPipeline::bulk;
+  } else if (take("-flat")) {
+    c.pipeline = GemvPipeline::flat;
   }
   // Longest first: "-u16" also starts with "-u1".
   if (take("-u16")) {
@@ -195,6 +199,15 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
         out.push_back(c);
       }
     }
+  }
+  // The flat variant (gemv_flat_kernel.cuh) for the formats that sum in FP32, where a row has at
+  // least kGemvFlatMinChunks chunks: units of two rows (SwiGLU's gate and up), two items a step.
+  if (args.format != quant::Format::int8_llm &&
+      args.cols / vector_width(args.format) >= kGemvFlatMinChunks) {
+    GemvConfig c{2, true};
+    c.pipeline = GemvPipeline::flat;
+    c.unroll = 2;
+    out.push_back(c);
   }
   // Deep steps for the 8- and 16-bit formats: 8 or 16 chunks of a row in flight per lane at once
   // (at 3,584 columns, 16 are a lane's whole share of an f16 row). Alone, no GEMV of the 7B shapes

@@ -51,7 +51,12 @@ struct GemvArgs {
 // by loading the next step into a second register buffer (twice the registers), or (sm_90) by
 // bulk copies into a ring of kGemvBulkStages steps in shared memory, lane 0 issuing them: no
 // registers in flight, and the first stages requested before waiting for the predecessor (PDL).
-enum class GemvPipeline : int { none, l2_prefetch, registers, bulk };
+// The flat variant (gemv_flat_kernel.cuh) double-buffers in registers too, but spreads each
+// warp's even share of the rows over its lanes as one flat sequence of (rows, chunk) items
+// instead of row groups; it needs rows of at least kGemvFlatMinChunks 16-byte chunks.
+enum class GemvPipeline : int { none, l2_prefetch, registers, bulk, flat };
+
+inline constexpr int kGemvFlatMinChunks = 64;
 
 inline constexpr int kGemvBlockWarps = 8;  // warps per block of every decode GEMV kernel
 inline constexpr int kGemvBulkStages = 4;  // ring stages per warp of the bulk-copy variant
@@ -79,9 +84,10 @@ struct GemvConfig {
   int unroll = 4;
 };
 
-std::string gemv_config_name(const GemvConfig& config);  // e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk"
+// e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk", "r2p-flat-u2"
+std::string gemv_config_name(const GemvConfig& config);
 
-// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf or -bulk, then
+// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf, -bulk or -flat, then
 // -u{2,8,16}, then +pdl, each suffix optional. Throws ec::Error naming the text and what was
 // expected. (Whether a format has that variant is gemv_candidates()' business.)
 GemvConfig parse_gemv_config(std::string_view name);

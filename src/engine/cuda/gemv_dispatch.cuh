@@ -1,13 +1,17 @@
 // Which instantiation of the batch-1 GEMV kernels runs a GemvConfig (host code over device
 // templates; included by gemv_<format>.cu): the register kernel of gemv_kernel.cuh with its rows,
-// pipeline and step depth, or the bulk-copy kernel of gemv_bulk_kernel.cuh.
+// pipeline and step depth, the bulk-copy kernel of gemv_bulk_kernel.cuh, or the flat kernel of
+// gemv_flat_kernel.cuh.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <type_traits>
+
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/gemv_bulk_kernel.cuh"
+#include "engine/cuda/gemv_flat_kernel.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
 
 namespace ec::engine::cuda::detail {
@@ -80,11 +84,28 @@ void dispatch_rows_bulk(const GemvArgs& a, const GemvConfig& config, cudaStream_
   cuda_invalid("gemv: no bulk-copy variant of this format with those rows and steps");
 }
 
+// The flat variant for the formats that sum in FP32 and stage x themselves (not LLM.int8()):
+// units of two rows, two items a step.
+template <class F>
+void dispatch_rows_flat(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  if constexpr (std::is_same_v<Acc<F>, float>) {
+    if (a.cols / F::kElems < kGemvFlatMinChunks) {
+      cuda_invalid("gemv: the flat variant needs rows of at least kGemvFlatMinChunks chunks");
+    }
+    if (config.rows_per_warp == 2 && config.unroll == 2) {
+      return launch_gemv_flat<F, 2, 2>(a, config, stream);
+    }
+  }
+  cuda_invalid("gemv: the flat variant takes two rows a unit and two items a step");
+}
+
 template <class F>
 void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   switch (config.pipeline) {
     case GemvPipeline::bulk:
       return dispatch_rows_bulk<F>(a, config, stream);
+    case GemvPipeline::flat:
+      return dispatch_rows_flat<F>(a, config, stream);
     case GemvPipeline::none:
       return dispatch_rows_pipelined<F, GemvPipeline::none>(a, config, stream);
     case GemvPipeline::l2_prefetch:
