@@ -4,6 +4,8 @@
 // and listed in ascending order), warps stream int8 rows and sum __dp4a products in int32, and each
 // row's epilogue applies bnb's dequant (C·SCA·SCB/127² + bias, fp16) and adds the outlier columns'
 // fp16 products in column order: the operations of quant::int8_llm_matmul_reference, bit for bit.
+// A row's first 32 outlier weights are loaded one per lane when the warp takes up the row, and
+// gathered by shuffles in the epilogue.
 #include <cuda_fp16.h>
 
 #include "engine/cuda/gemv_dispatch.cuh"
@@ -19,7 +21,8 @@ using detail::kGemvThreads;
 using detail::kGemvWarps;
 
 constexpr int kMaxListed = 1024;  // outlier columns listed in shared memory; more walk the mask
-constexpr int kSweep = 4;         // float4 of x (and gain) in flight per thread while staging
+constexpr int kSweep = 4;         // float4 of x and gain in flight per thread while staging
+constexpr int kSweepBare = 8;     // float4 of x in flight per thread where there is no gain
 
 __device__ __forceinline__ float round16(float v) {
   return __half2float(__float2half_rn(v));
@@ -40,7 +43,8 @@ struct Int8LlmPolicy {
   using Acc = int;
 
   // The policy's tables: what stage_token found, then the listed outlier columns and their
-  // values. The codes follow (the staged x), then the outlier mask (tail_bytes).
+  // values. The codes follow (the staged x), then the outlier mask and the token's fp16
+  // activations (tail_bytes).
   struct Header {
     float absmax;   // of the non-outlier fp16 activations
     int count;      // outlier columns
@@ -52,7 +56,7 @@ struct Int8LlmPolicy {
   static_assert(sizeof(Header) == 16 && kSharedBytes % 16 == 0);
 
   __host__ __device__ static constexpr size_t tail_bytes(int cols) {
-    return static_cast<size_t>(cols / 32) * 4;
+    return align16(static_cast<size_t>(cols / 32) * 4) + static_cast<size_t>(cols) * 2;
   }
   __device__ static const int* list_idx(const unsigned char* smem) {
     return reinterpret_cast<const int*>(smem + kListAt);
@@ -63,44 +67,45 @@ struct Int8LlmPolicy {
   __device__ static const uint32_t* mask(const unsigned char* smem, int cols) {
     return reinterpret_cast<const uint32_t*>(smem + kSharedBytes + align16(cols));
   }
-
-  // The fp16 activation of column c, as the CPU forms it: fp16(norm · (x · inv_rms)) or fp16(x).
-  __device__ static float value(const GemvArgs& a, float inv_rms, int c) {
-    return round16(a.norm != nullptr ? a.norm[c] * (a.x[c] * inv_rms) : a.x[c]);
+  // The token's fp16 activations, kept by the first pass over x so that neither the codes nor the
+  // outlier values read x again.
+  __device__ static const __half* values(const unsigned char* smem, int cols) {
+    return reinterpret_cast<const __half*>(smem + kSharedBytes + align16(cols) +
+                                           align16(static_cast<size_t>(cols / 32) * 4));
   }
 
-  // Columns 4i..4i+3 (a float4 of x and of the gain), fp16-rounded.
+  // Columns 4i..4i+3 (a float4 of x and of the gain) rounded to fp16, as two half2: the outlier
+  // test and the absmax take them two at a time (both exact on fp16 values).
   struct Quad {
-    float v[4];
+    __half2 lo, hi;
   };
   __device__ static Quad quad(float4 x, float4 g, bool normed, float inv_rms) {
     if (normed) x = detail::normalised(detail::XAndGain{x, g}, inv_rms);
-    return Quad{{round16(x.x), round16(x.y), round16(x.z), round16(x.w)}};
+    return Quad{__floats2half2_rn(x.x, x.y), __floats2half2_rn(x.z, x.w)};
   }
 
-  // Applies use(i, quad) to every float4 i of x, kSweep loads in flight per thread; every thread
-  // runs the same iterations (warp shuffles in `use` see the whole warp), i = -1 past the end.
-  // Each pass reads x again (from L1 or L2).
-  template <class Use>
+  // Applies use(i, quad) to every float4 i of x, N loads of x (and as many of the gain when
+  // kNormed) in flight per thread; every thread runs the same iterations (warp shuffles in `use`
+  // see the whole warp), i = -1 past the end.
+  template <int N, bool kNormed, class Use>
   __device__ static void sweep_quads(const GemvArgs& a, float inv_rms, Use use) {
     const int n4 = a.cols / 4;
     const auto* x4 = reinterpret_cast<const float4*>(a.x);
     const auto* g4 = reinterpret_cast<const float4*>(a.norm);
-    const bool normed = a.norm != nullptr;
-    for (int base = 0; base < n4; base += kSweep * kGemvThreads) {
-      float4 xv[kSweep], gv[kSweep];
+    for (int base = 0; base < n4; base += N * kGemvThreads) {
+      float4 xv[N], gv[N];
 #pragma unroll
-      for (int k = 0; k < kSweep; ++k) {
+      for (int k = 0; k < N; ++k) {
         const int i = base + k * kGemvThreads + static_cast<int>(threadIdx.x);
         if (i < n4) {
           xv[k] = x4[i];
-          gv[k] = normed ? g4[i] : xv[k];
+          gv[k] = kNormed ? g4[i] : xv[k];
         }
       }
 #pragma unroll
-      for (int k = 0; k < kSweep; ++k) {
+      for (int k = 0; k < N; ++k) {
         const int i = base + k * kGemvThreads + static_cast<int>(threadIdx.x);
-        use(i < n4 ? i : -1, i < n4 ? quad(xv[k], gv[k], normed, inv_rms) : Quad{});
+        use(i < n4 ? i : -1, i < n4 ? quad(xv[k], gv[k], kNormed, inv_rms) : Quad{});
       }
     }
   }
@@ -108,16 +113,23 @@ struct Int8LlmPolicy {
   // LLM.int8()'s activation side of this block's token (a.x), into shared memory: the outlier
   // mask (this token's |x| ≥ 6 columns, or a.outlier_mask's over a prefill batch), the absmax of
   // the rest, the codes (quant::quantize_int8_row; 0 in outlier columns) and the outlier list.
-  // x up to kSweep float4 per thread (4,096 features) is read once and held in registers, as
-  // stage_x holds it: each pass over x would otherwise be another round trip before the first
-  // product. Both ways sum the squares in the same order. Ends with __syncthreads().
+  // x is read from global memory once (twice with a norm wider than 4,096 features: its sum of
+  // squares first); with a norm up to kSweep float4 per thread (4,096 features) it is held in
+  // registers while the block sums the squares, as stage_x holds it. Each pass over x in global
+  // memory is a chain of round trips before the first product (at qwen2-7b's down_proj, 18,944
+  // features, five). Both ways sum the squares in the same order. Ends with __syncthreads().
   __device__ static void stage_token(const GemvArgs& a, unsigned char* smem) {
     const int n4 = a.cols / 4;
     const int t = static_cast<int>(threadIdx.x);
     if (n4 > kSweep * kGemvThreads) {
-      const float inv_rms =
-          a.norm != nullptr ? detail::rms_inverse<kSweep>(a.x, a.norm_eps, a.cols) : 1.0f;
-      quantize_token(a, smem, inv_rms, [&](auto use) { sweep_quads(a, inv_rms, use); });
+      if (a.norm == nullptr) {
+        quantize_token(a, smem, 1.0f,
+                       [&](auto use) { sweep_quads<kSweepBare, false>(a, 1.0f, use); });
+      } else {
+        const float inv_rms = detail::rms_inverse<kSweep>(a.x, a.norm_eps, a.cols);
+        quantize_token(a, smem, inv_rms,
+                       [&](auto use) { sweep_quads<kSweep, true>(a, inv_rms, use); });
+      }
       return;
     }
     const auto* x4 = reinterpret_cast<const float4*>(a.x);
@@ -141,22 +153,18 @@ struct Int8LlmPolicy {
       }
       inv_rms = detail::block_rms_scale(ss, a.norm_eps, a.cols);
     }
-    Quad held[kSweep];
-#pragma unroll
-    for (int k = 0; k < kSweep; ++k) {
-      held[k] = k * kGemvThreads + t < n4 ? quad(xv[k], gv[k], normed, inv_rms) : Quad{};
-    }
     quantize_token(a, smem, inv_rms, [&](auto use) {
 #pragma unroll
       for (int k = 0; k < kSweep; ++k) {
         const int i = k * kGemvThreads + t;
-        use(i < n4 ? i : -1, held[k]);
+        use(i < n4 ? i : -1, i < n4 ? quad(xv[k], gv[k], normed, inv_rms) : Quad{});
       }
     });
   }
 
   // The passes of stage_token over the token's fp16 activations: for_each(use) applies use(i,
-  // quad) to every float4 i of x as sweep_quads does.
+  // quad) to every float4 i of x as sweep_quads does; it runs once, and keeps the activations in
+  // shared memory (values) for the codes and the outlier list.
   template <class ForEach>
   __device__ static void quantize_token(const GemvArgs& a, unsigned char* smem, float inv_rms,
                                         ForEach for_each) {
@@ -167,7 +175,8 @@ struct Int8LlmPolicy {
     auto* head = reinterpret_cast<Header*>(smem);
     auto* codes = reinterpret_cast<uint32_t*>(smem + kSharedBytes);
     auto* bits = const_cast<uint32_t*>(mask(smem, cols));
-    const float thr = round16(quant::kLlmInt8Threshold);
+    auto* kept = reinterpret_cast<uint2*>(const_cast<__half*>(values(smem, cols)));
+    const __half2 thr = __float2half2_rn(quant::kLlmInt8Threshold);
     const bool given = a.outlier_mask != nullptr;
     if (given) {
       for (int w = static_cast<int>(threadIdx.x); w < words; w += kGemvThreads) {
@@ -176,17 +185,24 @@ struct Int8LlmPolicy {
     }
 
     // Pass 1: the token's own outlier mask (a float4's four flags as a nibble; eight lanes make a
-    // word), unless a batch's is given, and the absmax of the token's non-outlier columns.
-    float m = 0.0f;
+    // word), unless a batch's is given, the absmax of the token's non-outlier columns, and the
+    // fp16 activations kept.
+    __half2 m2 = __float2half2_rn(0.0f);
     for_each([&](int i, const Quad& q) {
       unsigned nibble = 0;
       if (i >= 0) {
-        for (int j = 0; j < 4; ++j) {
-          // The absmax leaves out the token's own outliers; a batch's mask zeroes more codes.
-          const bool own = fabsf(q.v[j]) >= thr;
-          nibble |= own ? 1u << j : 0u;
-          if (!own) m = fmaxf(m, fabsf(q.v[j]));
-        }
+        const __half2 h[2] = {q.lo, q.hi};
+        kept[i] = *reinterpret_cast<const uint2*>(h);
+        // The absmax leaves out the token's own outliers (|x| ≥ 6, 0xffff in a half of `own`); a
+        // batch's mask zeroes more codes.
+        const __half2 abs_lo = __habs2(q.lo), abs_hi = __habs2(q.hi);
+        const unsigned own_lo = __hge2_mask(abs_lo, thr), own_hi = __hge2_mask(abs_hi, thr);
+        nibble = (own_lo & 1u) | (own_lo >> 15 & 2u) | (own_hi & 1u) << 2 | (own_hi >> 13 & 8u);
+        const auto kept_abs = [](__half2 v, unsigned own) {
+          const unsigned bits = *reinterpret_cast<const unsigned*>(&v) & ~own;
+          return *reinterpret_cast<const __half2*>(&bits);
+        };
+        m2 = __hmax2(m2, __hmax2(kept_abs(abs_lo, own_lo), kept_abs(abs_hi, own_hi)));
       }
       if (!given) {
         unsigned word = nibble << (4 * (lane & 7));
@@ -196,29 +212,29 @@ struct Int8LlmPolicy {
         if (i >= 0 && (lane & 7) == 0) bits[i / 8] = word;
       }
     });
-    m = warp_max(m);
+    float m = warp_max(fmaxf(__low2float(m2), __high2float(m2)));
     if (lane == 0) red_max[threadIdx.x >> 5] = m;
     __syncthreads();  // also publishes the mask
     float absmax = 0.0f;
     for (int w = 0; w < kGemvWarps; ++w) absmax = fmaxf(absmax, red_max[w]);
 
-    // Pass 2: the codes, four to a word (column 4i + j in byte j).
+    // Pass 2: the codes, four to a word (column 4i + j in byte j), from the kept activations:
+    // rint(x · 127 / absmax) clamped to ±127 (an fp16 absmax is at least 2^-24, so the scale is
+    // finite), 0 in the outlier columns (the mask's nibble i % 8 of word i / 8) and everywhere
+    // when the absmax is 0.
     const float scale = 127.0f / absmax;
-    const bool scale_finite = isfinite(scale);
-    for_each([&](int i, const Quad& q) {
-      if (i < 0) return;
+    for (int i = static_cast<int>(threadIdx.x); i < cols / 4; i += kGemvThreads) {
+      const uint2 k = kept[i];
+      const __half* h = reinterpret_cast<const __half*>(&k);
+      const unsigned outliers = absmax > 0.0f ? bits[i >> 3] >> (4 * (i & 7)) : 0xfu;
       uint32_t packed = 0;
+#pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const int c = 4 * i + j;
-        int8_t code = 0;
-        if (absmax > 0.0f && ((bits[c / 32] >> (c % 32)) & 1u) == 0) {
-          const float scaled = scale_finite ? q.v[j] * scale : q.v[j] / absmax * 127.0f;
-          code = static_cast<int8_t>(fminf(fmaxf(rintf(scaled), -127.0f), 127.0f));
-        }
-        packed |= static_cast<uint32_t>(static_cast<uint8_t>(code)) << (8 * j);
+        const int code = max(-127, min(127, __float2int_rn(__half2float(h[j]) * scale)));
+        packed |= (outliers >> j & 1u) != 0 ? 0u : static_cast<uint32_t>(code & 0xff) << (8 * j);
       }
       codes[i] = packed;
-    });
+    }
 
     // The outlier columns listed in ascending order by warp 0 (a lane scans a run of mask words).
     if (threadIdx.x < 32) {
@@ -240,7 +256,7 @@ struct Int8LlmPolicy {
           const int col = w * 32 + __ffs(static_cast<int>(b)) - 1;
           if (pos < kMaxListed) {
             idx[pos] = col;
-            val[pos] = value(a, inv_rms, col);
+            val[pos] = __half2float(values(smem, cols)[col]);
           }
           ++pos;
         }
@@ -264,25 +280,28 @@ struct Int8LlmPolicy {
     return __dp4a(static_cast<int>(w.w), q.w, s);
   }
 
-  // What a row's epilogue needs from global memory, loaded as the warp takes up its row group:
-  // the row scale, the bias and the weights of the first kEarly outlier columns.
-  static constexpr int kEarly = 4;
+  // What a row's epilogue needs from global memory, loaded by every lane as the warp takes up the
+  // row: the row scale and the bias, and the lane's own outlier weight (column `lane` of the
+  // list): a row's first kSpread outlier weights are in flight at one register a lane, where one
+  // lane holding them took a register each (eight early weights cost qwen2-0.5b a block per SM).
+  struct WarpEpilogue {};  // load_row and finish_staged run in every lane
+  static constexpr int kSpread = 32;
   struct RowLoads {
     float scb, bias;
-    int8_t q[kEarly];
+    int q;
   };
   __device__ static RowLoads load_row(const GemvArgs& a, const GemvSegment& s, int row,
-                                      const unsigned char* smem) {
+                                      const unsigned char* smem, int lane) {
     const int count = reinterpret_cast<const Header*>(smem)->count;
     const auto* cb = static_cast<const int8_t*>(s.w) + static_cast<int64_t>(row) * a.cols;
-    RowLoads l{s.scales[row], s.bias != nullptr ? s.bias[row] : 0.0f, {}};
-#pragma unroll
-    for (int k = 0; k < kEarly; ++k) l.q[k] = k < count ? cb[list_idx(smem)[k]] : int8_t{0};
-    return l;
+    return RowLoads{s.scales[row], s.bias != nullptr ? s.bias[row] : 0.0f,
+                    lane < count ? cb[list_idx(smem)[lane]] : 0};
   }
 
   // One output: the dequantized int32 sum rounded to fp16, plus the outlier columns' fp16
-  // products added in FP32 in column order, rounded to fp16.
+  // products added in FP32 in column order, rounded to fp16. Every lane of the warp runs it (the
+  // first kSpread outlier products come by shuffles from the lanes that loaded their weights);
+  // acc is the warp-reduced sum, the same in every lane.
   __device__ static float finish_staged(const GemvArgs& a, const GemvSegment& s, int row, int acc,
                                         const unsigned char* smem, const RowLoads& l) {
     const Header h = *reinterpret_cast<const Header*>(smem);
@@ -299,11 +318,15 @@ struct Int8LlmPolicy {
     if (h.count <= kMaxListed) {
       const int* idx = list_idx(smem);
       const float* val = list_val(smem);
-#pragma unroll
-      for (int k = 0; k < kEarly; ++k) {
-        if (k < h.count) sum = __fadd_rn(sum, __fmul_rn(val[k], weight16(l.q[k])));
+      // Lane k forms the product of outlier k; the sum takes them in column order.
+      const int lane = static_cast<int>(threadIdx.x & 31);
+      const int spread = min(h.count, kSpread);
+      const float mine =
+          lane < spread ? __fmul_rn(val[lane], weight16(static_cast<int8_t>(l.q))) : 0.0f;
+      for (int k = 0; k < spread; ++k) {  // the same trip count in every lane (h is shared)
+        sum = __fadd_rn(sum, __shfl_sync(0xffffffffu, mine, k));
       }
-      for (int i = kEarly; i < h.count; i += 4) {  // the rest, four weight loads in flight
+      for (int i = kSpread; i < h.count; i += 4) {  // the rest, four weight loads in flight
         int8_t q[4];
 #pragma unroll
         for (int k = 0; k < 4; ++k) q[k] = i + k < h.count ? cb[idx[i + k]] : int8_t{0};
@@ -313,12 +336,13 @@ struct Int8LlmPolicy {
         }
       }
     } else {
-      // More outliers than listed: walk the mask (values formed again, by the same rounding).
+      // More outliers than listed: walk the mask, the values from the kept activations.
       const uint32_t* bits = mask(smem, a.cols);
+      const __half* kept = values(smem, a.cols);
       for (int w = 0; w < a.cols / 32; ++w) {
         for (uint32_t m = bits[w]; m != 0; m &= m - 1) {
           const int col = w * 32 + __ffs(static_cast<int>(m)) - 1;
-          sum = __fadd_rn(sum, __fmul_rn(value(a, h.inv_rms, col), weight16(cb[col])));
+          sum = __fadd_rn(sum, __fmul_rn(__half2float(kept[col]), weight16(cb[col])));
         }
       }
     }
@@ -385,6 +409,8 @@ __global__ void outlier_mask_kernel(const float* x, const float* norm, double ep
   const float inv_rms = norm != nullptr ? detail::rms_inverse<kSweep>(xt, eps, cols) : 1.0f;
   const float thr = round16(quant::kLlmInt8Threshold);
   for (int i = threadIdx.x; i < cols; i += blockDim.x) {
+    // The fp16 activation, as the CPU forms it (and Int8LlmPolicy::quad): fp16(norm · (x ·
+    // inv_rms)) or fp16(x).
     const float v = round16(norm != nullptr ? norm[i] * (xt[i] * inv_rms) : xt[i]);
     const unsigned bits = __ballot_sync(0xffffffffu, fabsf(v) >= thr);
     if ((threadIdx.x & 31) == 0 && bits != 0) atomicOr(mask + i / 32, bits);

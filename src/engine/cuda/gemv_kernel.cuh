@@ -468,7 +468,7 @@ __device__ __forceinline__ void accumulate_step(const Step<F, R, U>& step,
 // What a format's epilogue reads from global memory for a row, loaded into registers when the
 // warp takes up the row group (F::RowLoads, F::load_row; nothing for the other formats), so that
 // its latency passes while the rows stream instead of after them. LLM.int8()'s row scale and
-// first outlier weights cost it two dependent round trips per row group otherwise.
+// outlier weights cost it two dependent round trips per row group otherwise.
 template <class F>
 struct RowLoadsOf {
   struct type {};
@@ -486,7 +486,14 @@ struct EpilogueLoads {
   typename RowLoadsOf<F>::type row[R];
 };
 
-// The loads of row r are made by the lane that writes its output (write_outputs).
+// A format whose epilogue works across the warp (F::WarpEpilogue: LLM.int8() spreads a row's
+// outlier weights over the lanes and gathers them by shuffles) loads and finishes every row in
+// every lane; the others in the lane that writes the row's output only.
+template <class F>
+concept WarpEpilogue = requires {
+  typename F::WarpEpilogue;
+};
+
 template <class F, int R>
 __device__ __forceinline__ EpilogueLoads<F, R> load_epilogue(const GemvArgs& a,
                                                              const WarpRows<F, R>& rows, int lane,
@@ -496,8 +503,8 @@ __device__ __forceinline__ EpilogueLoads<F, R> load_epilogue(const GemvArgs& a,
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int writer = a.swiglu ? (r & ~1) : r;
-      if (lane == writer && rows.valid[r]) {
-        e.row[r] = F::load_row(a, rows.seg[r], rows.local[r], smem);
+      if ((WarpEpilogue<F> || lane == writer) && rows.valid[r]) {
+        e.row[r] = F::load_row(a, rows.seg[r], rows.local[r], smem, lane);
       }
     }
   }
@@ -519,19 +526,34 @@ __device__ __forceinline__ float finish_row(const GemvArgs& a, const GemvSegment
 }
 
 // The epilogue of one warp's rows (acc already warp-reduced): SwiGLU pairs, or bias/residual.
+// Row r's output is written by lane r (SwiGLU: the gate's).
 template <class F, int R>
 __device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<F, R>& rows,
                                               int lane, const Acc<F> (&acc)[R],
                                               const unsigned char* smem,
                                               const EpilogueLoads<F, R>& e) {
   const int first = rows.first;
+  const auto finished = [&](int r) {
+    return finish_row<F>(a, rows.seg[r], rows.local[r], acc[r], smem, e.row[r]);
+  };
+  [[maybe_unused]] float warp_done[R];
+  if constexpr (WarpEpilogue<F>) {
+#pragma unroll
+    for (int r = 0; r < R; ++r) warp_done[r] = finished(r);
+  }
+  const auto value = [&](int r) {
+    if constexpr (WarpEpilogue<F>) {
+      return warp_done[r];
+    } else {
+      return finished(r);
+    }
+  };
   if (a.swiglu) {
 #pragma unroll
     for (int r = 0; r < R; r += 2) {
       if (lane == r && rows.valid[r]) {
-        const float gate = finish_row<F>(a, rows.seg[r], rows.local[r], acc[r], smem, e.row[r]);
-        const float up =
-            finish_row<F>(a, rows.seg[r + 1], rows.local[r + 1], acc[r + 1], smem, e.row[r + 1]);
+        const float gate = value(r);
+        const float up = value(r + 1);
         a.y[first + r / 2] = gate / (1.0f + expf(-gate)) * up;
       }
     }
@@ -539,7 +561,7 @@ __device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       if (lane == r && rows.valid[r]) {
-        float v = finish_row<F>(a, rows.seg[r], rows.local[r], acc[r], smem, e.row[r]);
+        float v = value(r);
         if (a.residual != nullptr) v += a.residual[first + r];
         a.y[first + r] = v;
       }
