@@ -534,6 +534,11 @@ TEST(CudaGemvChecks, WidthLimitIsTheLargestThatFitsAndNamesTheTensor) {
   EXPECT_EQ(gemv_max_features(quant::Format::fp16, a100), 41728);
   EXPECT_EQ(gemv_max_features(quant::Format::fp16, ada), 25344);
   EXPECT_EQ(gemv_shared_bytes(quant::Format::fp16, 58112), h200);
+  // int8-llm keeps the token's codes, outlier mask and fp16 activations beside its 8 KB of
+  // tables: 3.125 bytes a feature (docs/limits.md).
+  EXPECT_EQ(gemv_max_features(quant::Format::int8_llm, h200), 71744);
+  EXPECT_EQ(gemv_max_features(quant::Format::int8_llm, a100), 50784);
+  EXPECT_EQ(gemv_max_features(quant::Format::int8_llm, ada), 29792);
   for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
                           quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     for (size_t limit : {h200, a100, ada}) {
