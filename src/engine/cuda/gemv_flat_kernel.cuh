@@ -72,7 +72,6 @@ __device__ __forceinline__ FlatPiece flat_piece(const GemvArgs& a, FlatShare sha
 template <class F, int R>
 struct FlatRows {
   GemvSegment seg[R];
-  const unsigned char* w[R];
   int row0, rows, units;
   bool swiglu;
 
@@ -80,10 +79,7 @@ struct FlatRows {
     swiglu = a.swiglu;
     units = swiglu ? p.rows : (p.rows + R - 1) / R;
 #pragma unroll
-    for (int j = 0; j < R; ++j) {
-      seg[j] = a.seg[swiglu ? j : p.seg];
-      w[j] = static_cast<const unsigned char*>(seg[j].w);
-    }
+    for (int j = 0; j < R; ++j) seg[j] = a.seg[swiglu ? j : p.seg];
   }
   // Row j of unit u, local to its segment; past the piece's last row, its last row (loaded again,
   // never written: the warp reads it in the same request anyway).
@@ -118,8 +114,8 @@ struct FlatStep {
 #pragma unroll
       for (int j = 0; j < R; ++j) {
         const int row = rows.row(unit, j);
-        w[u][j] =
-            ld_stream(rows.w[j] + (static_cast<int64_t>(row) * chunks + at.chunk) * int64_t{16});
+        w[u][j] = ld_stream(static_cast<const unsigned char*>(rows.seg[j].w) +
+                            (static_cast<int64_t>(row) * chunks + at.chunk) * int64_t{16});
         raw[u][j] = F::raw(rows.seg[j], row, cols, at.chunk);
       }
       at.advance(chunks);
@@ -157,18 +153,15 @@ __device__ __forceinline__ void flush_unit(const GemvArgs& a, const FlatRows<F, 
   const typename RowLoadsOf<F>::type none{};
   if (rows.swiglu) {
     const int row = rows.row0 + u;
-    const float gate = finish_row<F>(a, rows.seg[0], row, total[0], smem, none);
-    const float up = finish_row<F>(a, rows.seg[1], row, total[1], smem, none);
-    a.y[p.out0 + u] = gate / (1.0f + expf(-gate)) * up;
+    write_swiglu(a, p.out0 + u, finish_row<F>(a, rows.seg[0], row, total[0], smem, none),
+                 finish_row<F>(a, rows.seg[1], row, total[1], smem, none));
     return;
   }
 #pragma unroll
   for (int j = 0; j < R; ++j) {
     const int r = u * R + j;
     if (r < rows.rows) {
-      float v = finish_row<F>(a, rows.seg[j], rows.row0 + r, total[j], smem, none);
-      if (a.residual != nullptr) v += a.residual[p.out0 + r];
-      a.y[p.out0 + r] = v;
+      write_row(a, p.out0 + r, finish_row<F>(a, rows.seg[j], rows.row0 + r, total[j], smem, none));
     }
   }
 }

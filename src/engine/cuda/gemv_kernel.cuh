@@ -525,6 +525,17 @@ __device__ __forceinline__ float finish_row(const GemvArgs& a, const GemvSegment
   }
 }
 
+// The outputs of a GEMV's rows, from their finished values: SwiGLU's silu(gate)·up (the CPU
+// twin's g / (1 + exp(-g)) · u) at output o, or a row's value plus the residual where there is one.
+// Every kernel of the GEMV writes its outputs through these.
+__device__ __forceinline__ void write_swiglu(const GemvArgs& a, int o, float gate, float up) {
+  a.y[o] = gate / (1.0f + expf(-gate)) * up;
+}
+__device__ __forceinline__ void write_row(const GemvArgs& a, int o, float v) {
+  if (a.residual != nullptr) v += a.residual[o];
+  a.y[o] = v;
+}
+
 // The epilogue of one warp's rows (acc already warp-reduced): SwiGLU pairs, or bias/residual.
 // Row r's output is written by lane r (SwiGLU: the gate's).
 template <class F, int R>
@@ -551,20 +562,12 @@ __device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<
   if (a.swiglu) {
 #pragma unroll
     for (int r = 0; r < R; r += 2) {
-      if (lane == r && rows.valid[r]) {
-        const float gate = value(r);
-        const float up = value(r + 1);
-        a.y[first + r / 2] = gate / (1.0f + expf(-gate)) * up;
-      }
+      if (lane == r && rows.valid[r]) write_swiglu(a, first + r / 2, value(r), value(r + 1));
     }
   } else {
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      if (lane == r && rows.valid[r]) {
-        float v = value(r);
-        if (a.residual != nullptr) v += a.residual[first + r];
-        a.y[first + r] = v;
-      }
+      if (lane == r && rows.valid[r]) write_row(a, first + r, value(r));
     }
   }
 }
