@@ -1,0 +1,225 @@
+// What one dependent step between the phases of a decode step costs on this GPU, with the work a
+// GEMV does on the way in: every block reads the whole activation vector the previous phase wrote
+// and sums it over the block (as x is staged and RMS-reduced), and each block writes its own slice
+// of the next vector. Three ways to chain the phases:
+//   kernel       — one kernel per phase, replayed from a CUDA graph, as the decode step runs;
+//   kernel+pdl   — the same with programmatic dependent launch (the next kernel's blocks wait in
+//                  griddepcontrol.wait instead of being launched after the previous grid ends);
+//   grid barrier — one resident kernel, the phases separated by cooperative groups' grid.sync():
+//                  what a persistent decode step would pay between phases.
+// Every phase checks its sum (x holds integers, so the sum is exact in any order) and the final
+// vector is checked on the host: a broken chain fails the bench instead of timing it.
+//   bench_hop_probe [--phases 400]
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/bench_main.h"
+#include "common/graph_timing.h"
+#include "engine/cuda/cuda_check.cuh"
+#include "engine/cuda/device_buffer.cuh"
+
+namespace ec::bench {
+namespace {
+
+using engine::cuda::DeviceBuffer;
+
+constexpr int kThreads = 256;  // the GEMVs' block size
+
+// The sum of v over the block, the same in every thread.
+__device__ float block_sum(float v) {
+  __shared__ float part[kThreads / 32];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+  __syncthreads();
+  float s = 0.0f;
+  for (int w = 0; w < kThreads / 32; ++w) s += part[w];
+  __syncthreads();
+  return s;
+}
+
+// Phase k (0-based): x holds k in every element. Checks that the block sees all of it, then writes
+// k + 1 into the block's slice of y.
+__device__ void phase(const float* x, float* y, int cols, int k, unsigned* errors) {
+  float v = 0.0f;
+  for (int i = static_cast<int>(threadIdx.x); i < cols; i += kThreads) v += x[i];
+  const float s = block_sum(v);
+  if (threadIdx.x == 0 && s != static_cast<float>(k) * static_cast<float>(cols)) {
+    atomicAdd(errors, 1u);
+  }
+  const int per = (cols + static_cast<int>(gridDim.x) - 1) / static_cast<int>(gridDim.x);
+  const int lo = static_cast<int>(blockIdx.x) * per;
+  const int hi = min(cols, lo + per);
+  for (int i = lo + static_cast<int>(threadIdx.x); i < hi; i += kThreads) {
+    y[i] = static_cast<float>(k + 1);
+  }
+}
+
+template <bool kPdl>
+__global__ void __launch_bounds__(kThreads)
+    phase_kernel(const float* x, float* y, int cols, int k, unsigned* errors) {
+  if constexpr (kPdl) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;");
+  }
+  phase(x, y, cols, k, errors);
+}
+
+// Puts both vectors back to 0 (the start of a replay of the kernel chain).
+__global__ void zero_kernel(float* buffers, int n) {
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < n;
+       i += static_cast<int>(gridDim.x * blockDim.x)) {
+    buffers[i] = 0.0f;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    resident_kernel(float* buffers, int cols, int phases, unsigned* errors) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  for (int k = 0; k < phases; ++k) {
+    phase(buffers + (k % 2) * cols, buffers + ((k + 1) % 2) * cols, cols, k, errors);
+    grid.sync();
+  }
+}
+
+struct Chain {
+  DeviceBuffer<float> buffers;  // x and y of a phase, alternating
+  DeviceBuffer<unsigned> errors;
+  int cols;
+  explicit Chain(int c) : buffers(2 * static_cast<size_t>(c)), errors(1), cols(c) {}
+  void reset() {
+    CUDA_CHECK(cudaMemset(buffers.get(), 0, buffers.bytes()));
+    CUDA_CHECK(cudaMemset(errors.get(), 0, errors.bytes()));
+  }
+  // Fails unless every phase saw the whole vector and the last one wrote `phases` everywhere.
+  void check(int phases, const char* how) const {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> all = buffers.download();
+    const float* last = all.data() + static_cast<size_t>(phases % 2) * cols;
+    const unsigned bad = errors.download()[0];
+    const bool written = std::all_of(last, last + cols,
+                                     [phases](float v) { return v == static_cast<float>(phases); });
+    if (bad != 0 || !written) {
+      throw std::runtime_error(std::string(how) + " at " + std::to_string(cols) +
+                               " features: " + std::to_string(bad) + " phases saw a wrong sum" +
+                               (written ? "" : ", and the last vector is not the expected one"));
+    }
+  }
+};
+
+// Seconds per phase with one kernel per phase, replayed from a graph (graph_seconds_per_launch
+// replays it eight times; each replay begins with a kernel that puts the vector back to 0, so
+// phase k always finds k).
+double kernel_chain(Chain& c, int blocks, bool pdl, int phases, cudaStream_t stream) {
+  const auto launch = [&](int k, cudaStream_t s) {
+    cudaLaunchConfig_t lc{};
+    lc.gridDim = dim3(static_cast<unsigned>(blocks));
+    lc.blockDim = dim3(kThreads);
+    lc.stream = s;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    lc.attrs = attr;
+    lc.numAttrs = pdl ? 1 : 0;
+    const float* x = c.buffers.get() + static_cast<size_t>(k % 2) * c.cols;
+    float* y = c.buffers.get() + static_cast<size_t>((k + 1) % 2) * c.cols;
+    if (k == 0) {
+      zero_kernel<<<64, kThreads, 0, s>>>(c.buffers.get(), 2 * c.cols);
+      CUDA_CHECK_LAUNCH();
+    }
+    if (pdl) {
+      CUDA_CHECK(cudaLaunchKernelEx(&lc, phase_kernel<true>, x, y, c.cols, k, c.errors.get()));
+    } else {
+      CUDA_CHECK(cudaLaunchKernelEx(&lc, phase_kernel<false>, x, y, c.cols, k, c.errors.get()));
+    }
+  };
+  c.reset();
+  const double t = graph_seconds_per_launch(launch, phases, stream);
+  c.check(phases, pdl ? "kernel+pdl" : "kernel");
+  return t;
+}
+
+// Seconds per phase in one resident kernel with a grid barrier after each phase: the median of 7
+// launches after a warm-up.
+double barrier_chain(Chain& c, int blocks, int phases, cudaStream_t stream) {
+  cudaEvent_t a = nullptr, b = nullptr;
+  CUDA_CHECK(cudaEventCreate(&a));
+  CUDA_CHECK(cudaEventCreate(&b));
+  std::vector<double> t;
+  for (int rep = 0; rep < 8; ++rep) {
+    c.reset();
+    float* buffers = c.buffers.get();
+    int cols = c.cols, n = phases;
+    unsigned* errors = c.errors.get();
+    void* args[] = {&buffers, &cols, &n, &errors};
+    CUDA_CHECK(cudaEventRecord(a, stream));
+    CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(resident_kernel),
+                                           dim3(static_cast<unsigned>(blocks)), dim3(kThreads),
+                                           args, 0, stream));
+    CUDA_CHECK(cudaEventRecord(b, stream));
+    CUDA_CHECK(cudaEventSynchronize(b));
+    c.check(phases, "grid barrier");
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    if (rep > 0) t.push_back(ms * 1e-3 / phases);
+  }
+  (void)cudaEventDestroy(a);
+  (void)cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int run(int argc, char** argv) {
+  int phases = 400;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--phases") phases = std::atoi(argv[i + 1]);
+  }
+  if (phases <= 0 || phases > 800) {
+    std::fprintf(stderr, "bench_hop_probe: --phases must be an integer in 1..800\n");
+    return 1;
+  }
+  int device = 0, sms = 0, cooperative = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, resident_kernel, kThreads, 0));
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::printf(
+      "\nµs per phase (%d phases; each block reads the whole vector, sums it, writes its slice)\n\n"
+      "| features | blocks | kernel | kernel+pdl | grid barrier |\n|---|---|---|---|---|\n",
+      phases);
+  // 896, 3,584 and 18,944: what qwen2-0.5b's and qwen2-7b's GEMVs read (hidden, and 7B's down).
+  for (const int cols : {896, 3584, 18944}) {
+    Chain chain(cols);
+    for (const int blocks_per_sm : {1, 2}) {
+      const int blocks = sms * blocks_per_sm;
+      const double plain = kernel_chain(chain, blocks, false, phases, stream);
+      const double pdl = kernel_chain(chain, blocks, true, phases, stream);
+      std::string barrier = "—";
+      if (cooperative != 0 && blocks_per_sm <= per_sm) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.2f",
+                      barrier_chain(chain, blocks, phases, stream) * 1e6);
+        barrier = text;
+      }
+      std::printf("| %d | %d | %.2f | %.2f | %s |\n", cols, blocks, plain * 1e6, pdl * 1e6,
+                  barrier.c_str());
+    }
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  return 0;
+}
+
+}  // namespace
+}  // namespace ec::bench
+
+int main(int argc, char** argv) {
+  return ec::bench::bench_main("bench_hop_probe", ec::bench::run, argc, argv);
+}
