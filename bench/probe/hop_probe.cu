@@ -180,6 +180,8 @@ int run(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) == "--phases") phases = std::atoi(argv[i + 1]);
   }
+  // At most 800: the last sum, phases · 18,944, must stay below 2^24, where a float still holds
+  // every integer, or the exact check of each phase's sum would fail on rounding.
   if (phases <= 0 || phases > 800) {
     std::fprintf(stderr, "bench_hop_probe: --phases must be an integer in 1..800\n");
     return 1;
