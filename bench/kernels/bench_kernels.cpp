@@ -294,6 +294,12 @@ int run(int argc, char** argv) {
         gain[size_t(i)] = 1.0f + 0.2f * gauss(splitmix(uint64_t(i) + 99), 1.0f);
       DeviceBuffer<float> d_x = engine::cuda::to_device(std::span<const float>(x));
       DeviceBuffer<float> d_gain = engine::cuda::to_device(std::span<const float>(gain));
+      // down_proj takes SwiGLU's activation in fp16 where its format takes x in fp16, as the
+      // decode step hands it over (GemvArgs::x_half); the kernel would round x the same way.
+      const bool x_in_fp16 = role.name == "down" && engine::cuda::gemv_takes_x_half(f);
+      std::vector<uint16_t> x_half(x.size());
+      std::transform(x.begin(), x.end(), x_half.begin(), [](float v) { return float_to_half(v); });
+      DeviceBuffer<uint16_t> d_x_half = engine::cuda::to_device(std::span<const uint16_t>(x_half));
       const int64_t outputs = role.swiglu ? role.rows[0] : [&] {
         int64_t s = 0;
         for (int64_t r : role.rows) s += r;
@@ -312,7 +318,8 @@ int run(int argc, char** argv) {
         }
         a.swiglu = role.swiglu;
         a.cols = static_cast<int>(role.cols);
-        a.x = d_x.get();
+        a.x = x_in_fp16 ? nullptr : d_x.get();
+        a.x_half = x_in_fp16 ? d_x_half.get() : nullptr;
         a.norm = role.norm ? d_gain.get() : nullptr;
         a.norm_eps = 1e-6;
         a.residual = nullptr;  // the residual add costs one read+write per row: not timed

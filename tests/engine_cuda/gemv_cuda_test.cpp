@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/half.h"
 #include "engine/cpu/gemv_half.h"
 #include "engine/cpu/gemv_int8_wo.h"
 #include "engine/cpu/gemv_nf4.h"
@@ -205,6 +206,54 @@ struct Shape {
   bool norm, residual, bias, swiglu;
 };
 
+// The decode step's fp16 hand-off between gate_up and down_proj, where down_proj's format takes
+// x in fp16: x given as fp16 bits (x_half) must give every variant the results of the same x in
+// fp32 bit for bit (the staging rounds it the same way), and SwiGLU's outputs written as fp16
+// (y_half) must be the fp32 outputs rounded. `fp32` holds the variants' common result for `a`.
+void check_fp16_hand_off(GemvArgs a, const Shape& sh, const std::vector<float>& x,
+                         const std::vector<float>& residual, const std::vector<float>& fp32) {
+  if (!gemv_takes_x_half(a.format) || fp32.empty()) return;
+  const std::string shape = std::string(quant::format_name(a.format)) + " cols " +
+                            std::to_string(sh.cols) + (sh.swiglu ? " swiglu" : "");
+  std::vector<uint16_t> x16(x.size());
+  std::transform(x.begin(), x.end(), x16.begin(), [](float v) { return float_to_half(v); });
+  auto dx16 = dev(x16);
+  auto dy16 = DeviceBuffer<uint16_t>(fp32.size());
+  std::vector<uint16_t> want16(fp32.size());
+  std::transform(fp32.begin(), fp32.end(), want16.begin(),
+                 [](float v) { return float_to_half(v); });
+  const float* x32 = a.x;
+  int x_runs = 0, y_runs = 0;
+  for (const GemvConfig& cfg : gemv_candidates(a, current_gemv_device())) {
+    const std::string what = shape + " " + gemv_config_name(cfg);
+    if (!sh.norm) {  // x_half: only where x is staged as it comes
+      auto dy = sh.residual ? dev(residual) : test::poisoned(fp32.size());
+      GemvArgs h = a;
+      h.x = nullptr;
+      h.x_half = dx16.get();
+      h.y = dy.get();
+      h.residual = sh.residual ? dy.get() : nullptr;
+      gemv(h, cfg, nullptr);
+      test::sync();
+      EXPECT_EQ(dy.download(), fp32) << what << ": x in fp16 differs from x in fp32";
+      ++x_runs;
+    }
+    if (sh.swiglu) {
+      CUDA_CHECK(cudaMemset(dy16.get(), 0xff, dy16.bytes()));
+      GemvArgs h = a;
+      h.x = x32;
+      h.y = nullptr;
+      h.y_half = dy16.get();
+      gemv(h, cfg, nullptr);
+      test::sync();
+      EXPECT_EQ(dy16.download(), want16) << what << ": y in fp16 is not the fp32 y rounded";
+      ++y_runs;
+    }
+  }
+  EXPECT_TRUE(sh.norm || x_runs > 0) << shape;
+  EXPECT_TRUE(!sh.swiglu || y_runs > 0) << shape;
+}
+
 void check(quant::Format f, const Shape& sh, uint64_t seed) {
   const int cols = sh.cols;
   std::vector<std::unique_ptr<Weights>> w;
@@ -278,6 +327,7 @@ void check(quant::Format f, const Shape& sh, uint64_t seed) {
       EXPECT_EQ(got, first) << what << ": not bit for bit the first variant's";
     }
   }
+  check_fp16_hand_off(a, sh, x, residual, first);
 }
 
 const Shape kShapes[] = {
@@ -647,6 +697,65 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   a.seg[1] = a.seg[0];
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::none, 16), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::none, 16), nullptr), Error);
+}
+
+// The fp16 hand-off's arguments: x_half only for the format that takes it (INT8-WO) and without a
+// norm, never beside x; y_half only for that format's SwiGLU outputs, never beside y. Each is
+// refused before any launch, naming the problem.
+TEST(CudaGemvChecks, RejectsFp16HandOffsWhereTheKernelCannotTakeThem) {
+  EC_REQUIRE_CUDA();
+  DeviceBuffer<float> x(512), y(64), gain(512), scales(1024);
+  DeviceBuffer<uint16_t> x16(512), y16(64);
+  DeviceBuffer<uint8_t> w(64 * 512);
+  GemvArgs a;
+  a.format = quant::Format::int8_wo;
+  a.seg[0].w = w.get();
+  a.seg[0].scales = scales.get();
+  a.seg[0].rows = 32;
+  a.cols = 256;
+  a.x_half = x16.get();
+  a.y = y.get();
+  const GemvConfig config{2, true};
+  EXPECT_NO_THROW(gemv(a, config, nullptr));
+  test::sync();
+  const auto refused = [&](const GemvArgs& bad, const std::string& needle) {
+    try {
+      gemv(bad, config, nullptr);
+      ADD_FAILURE() << "accepted; expected an error naming " << needle;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  GemvArgs both = a;
+  both.x = x.get();
+  refused(both, "exactly one");
+  GemvArgs normed = a;
+  normed.norm = gain.get();
+  refused(normed, "no norm");
+  for (quant::Format f : {quant::Format::fp16, quant::Format::nf4, quant::Format::int8_llm}) {
+    GemvArgs other = a;
+    other.format = f;
+    refused(other, "int8-wo only");
+  }
+  GemvArgs plain_y16 = a;
+  plain_y16.y = nullptr;
+  plain_y16.y_half = y16.get();
+  refused(plain_y16, "SwiGLU");
+  GemvArgs no_y = a;
+  no_y.y = nullptr;
+  refused(no_y, "exactly one");
+  GemvArgs swiglu = a;
+  swiglu.x_half = nullptr;
+  swiglu.x = x.get();
+  swiglu.swiglu = true;
+  swiglu.n_seg = 2;
+  swiglu.seg[1] = swiglu.seg[0];
+  swiglu.y = nullptr;
+  swiglu.y_half = y16.get();
+  EXPECT_NO_THROW(gemv(swiglu, config, nullptr));
+  test::sync();
+  swiglu.format = quant::Format::fp16;
+  refused(swiglu, "int8-wo only");
 }
 
 }  // namespace

@@ -84,13 +84,24 @@ void DecodeStep::enqueue(std::vector<StageMark>* marks) {
     mark(kStageO);
 
     GemvArgs gu = model_.role_args(kGateUp, l, eps);
+    GemvArgs down = model_.role_args(kDown, l, eps);
+    // Where down_proj takes x in fp16 (INT8-WO), gate_up hands it the activation in fp16: the
+    // values down_proj would round itself, half the bytes each of its blocks reads.
+    const bool act_in_fp16 = gemv_takes_x_half(down.format);
     gu.x = ws_.x.get();
-    gu.y = ws_.act.get();
+    if (act_in_fp16) {
+      gu.y_half = ws_.act_half.get();
+    } else {
+      gu.y = ws_.act.get();
+    }
     gemv(gu, gemv_of(kGateUp), stream_);
     mark(kStageGateUp);
 
-    GemvArgs down = model_.role_args(kDown, l, eps);
-    down.x = ws_.act.get();
+    if (act_in_fp16) {
+      down.x_half = ws_.act_half.get();
+    } else {
+      down.x = ws_.act.get();
+    }
     down.residual = ws_.x.get();
     down.y = ws_.x.get();
     gemv(down, gemv_of(kDown), stream_);

@@ -40,6 +40,7 @@ DecodeWorkspace::DecodeWorkspace(const model::ModelConfig& c, int kv_capacity, q
   qkv.resize(sz(chunk * qkv_dim));
   attn.resize(sz(chunk * q_dim));
   act.resize(sz(chunk * inter));
+  act_half.resize(sz(inter));
   logits.resize(sz(chunk * vocab));
   attn_partial.resize(attention_partial_floats(kPartialSlots, c.num_heads, c.head_dim, 1));
   attn_counters.resize(sz(chunk * c.num_kv_heads));

@@ -44,7 +44,17 @@ void check_args(const GemvArgs& a) {
       a.cols > 0 && a.cols % vector_width(a.format) == 0,
       "gemv {}: {} input features is not a positive multiple of {} (the kernel's vector width)",
       name, a.cols, vector_width(a.format));
-  EC_CHECK(a.x != nullptr && a.y != nullptr, "gemv {}: x and y must be device pointers", name);
+  EC_CHECK((a.x != nullptr) != (a.x_half != nullptr),
+           "gemv {}: x (fp32) or x_half (fp16), exactly one, must be a device pointer", name);
+  EC_CHECK((a.y != nullptr) != (a.y_half != nullptr),
+           "gemv {}: y (fp32) or y_half (fp16), exactly one, must be a device pointer", name);
+  EC_CHECK(a.x_half == nullptr || gemv_takes_x_half(a.format),
+           "gemv {}: x_half is taken by int8-wo only", name);
+  EC_CHECK(a.x_half == nullptr || a.norm == nullptr,
+           "gemv {}: x_half is copied as it is, so there can be no norm", name);
+  EC_CHECK(a.y_half == nullptr || a.swiglu, "gemv {}: y_half is for SwiGLU's outputs only", name);
+  EC_CHECK(a.y_half == nullptr || gemv_takes_x_half(a.format),
+           "gemv {}: y_half is written by int8-wo only", name);
   EC_CHECK(a.format != quant::Format::int8_llm || a.cols <= quant::kLlmInt8MaxFeatures,
            "gemv int8-llm: {} input features; the int32 sum of int8 products holds at most {}",
            a.cols, quant::kLlmInt8MaxFeatures);
@@ -73,6 +83,10 @@ void check_args(const GemvArgs& a) {
 }
 
 }  // namespace
+
+bool gemv_takes_x_half(quant::Format format) {
+  return format == quant::Format::int8_wo;
+}
 
 std::string gemv_config_name(const GemvConfig& config) {
   std::string name(1, 'r');

@@ -36,11 +36,18 @@ struct GemvArgs {
   int n_seg = 1;
   bool swiglu = false;
   int cols = 0;
-  const float* x = nullptr;     // [cols]
+  const float* x = nullptr;  // [cols]
+  // x as fp16 bits instead of x (exactly one of the two), where the format takes it
+  // (gemv_takes_x_half) and there is no norm: copied to shared memory as is. The decode step
+  // passes INT8-WO's down_proj the SwiGLU activation this way, rounded once where gate_up writes
+  // it (y_half) as the fp32 staging would round it: the same products bit for bit, and each
+  // thread's round trips to L2 carry twice the features.
+  const uint16_t* x_half = nullptr;
   const float* norm = nullptr;  // RMSNorm gain [cols]: x is normalised first; null = x as is
   double norm_eps = 0.0;
   const float* residual = nullptr;  // [outputs] added to y; may alias y
   float* y = nullptr;               // [Σ rows], or [seg[0].rows] with swiglu
+  uint16_t* y_half = nullptr;       // swiglu, gemv_takes_x_half: the outputs as fp16 bits, not y
   // int8-llm only: when set, the outlier columns (a bitmask over cols, set over a whole prefill
   // batch as bitsandbytes does) instead of this token's own |x| ≥ 6 columns.
   const uint32_t* outlier_mask = nullptr;
@@ -100,6 +107,12 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
 // Checks the shapes (cols a multiple of the format's vector width, segments consistent) and
 // launches on `stream`. Throws ec::Error naming the problem.
 void gemv(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
+
+// Whether the format's decode GEMV takes x in fp16 (x_half) and writes SwiGLU's outputs in fp16
+// (y_half): INT8-WO's. NF4, NF4-DQ and
+// LLM.int8() stage x in fp16 too, but on the H200 the hand-off did not pay for them
+// (docs/results/decode-h200.md), so their kernels are built without it.
+bool gemv_takes_x_half(quant::Format format);
 
 // Number of outputs y holds for these arguments.
 int gemv_outputs(const GemvArgs& args);

@@ -153,8 +153,8 @@ __device__ __forceinline__ void flush_unit(const GemvArgs& a, const FlatRows<F, 
   const typename RowLoadsOf<F>::type none{};
   if (rows.swiglu) {
     const int row = rows.row0 + u;
-    write_swiglu(a, p.out0 + u, finish_row<F>(a, rows.seg[0], row, total[0], smem, none),
-                 finish_row<F>(a, rows.seg[1], row, total[1], smem, none));
+    write_swiglu<F>(a, p.out0 + u, finish_row<F>(a, rows.seg[0], row, total[0], smem, none),
+                    finish_row<F>(a, rows.seg[1], row, total[1], smem, none));
     return;
   }
 #pragma unroll

@@ -44,6 +44,9 @@ struct Int8WoPolicy {
   // stage_x: one 8-feature unit at a time. Deeper sweeps gained nothing at qwen2-7b and cost
   // qwen2-0.5b 3 % on the H200.
   static constexpr int kStageLoads = 1;
+  // x given in fp16 (GemvArgs::x_half, the decode step's down_proj): two 8-feature units in flight
+  // per thread, the registers of the fp32 sweep's one (two float4).
+  static constexpr int kXHalfLoads = 2;
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
   __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
   __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }

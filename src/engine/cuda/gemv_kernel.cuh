@@ -345,13 +345,34 @@ __device__ inline void stage_x(const float* __restrict x, const float* __restric
   __syncthreads();
 }
 
+// x given in fp16 (x_half: 16-byte units of eight features), copied into the x_slot layout that
+// stage_x fills from fp32: the bits stage_x would store for the same values rounded once.
+// F::kXHalfLoads units in flight per thread. Ends with __syncthreads().
+template <class F, int V>
+__device__ inline void stage_x_half(const uint16_t* __restrict x, int cols,
+                                    unsigned char* __restrict smem) {
+  static_assert(F::kXHalf, "x_half is for the formats that stage x in fp16");
+  const auto* x8 = reinterpret_cast<const uint4*>(x);
+  swept<F::kXHalfLoads>(
+      cols / 8, [&](int i) { return x8[i]; },
+      [&](int i, uint4 v) { *reinterpret_cast<uint4*>(staged_unit<F, V>(smem, i)) = v; });
+  __syncthreads();
+}
+
 // The block's staging of x for format F: the format's own (F::stage_token: LLM.int8() quantizes
-// the token itself), else stage_x. Ends with __syncthreads().
+// the token itself), else x given in fp16 copied where the format takes it (F::kXHalfLoads:
+// stage_x_half), or stage_x. Ends with __syncthreads().
 template <class F, int V>
 __device__ __forceinline__ void stage(const GemvArgs& a, unsigned char* __restrict smem) {
   if constexpr (requires { F::stage_token(a, smem); }) {
     F::stage_token(a, smem);
   } else {
+    if constexpr (requires { F::kXHalfLoads; }) {
+      if (a.x_half != nullptr) {  // gemv() allows it only without a norm
+        stage_x_half<F, V>(a.x_half, a.cols, smem);
+        return;
+      }
+    }
     stage_x<F, V>(a.x, a.norm, a.norm_eps, a.cols, smem);
   }
 }
@@ -528,8 +549,18 @@ __device__ __forceinline__ float finish_row(const GemvArgs& a, const GemvSegment
 // The outputs of a GEMV's rows, from their finished values: SwiGLU's silu(gate)·up (the CPU
 // twin's g / (1 + exp(-g)) · u) at output o, or a row's value plus the residual where there is one.
 // Every kernel of the GEMV writes its outputs through these.
+// With y_half (the formats that take x in fp16, F::kXHalfLoads) the output is rounded to fp16
+// here, once, as the next GEMV's fp16 staging would round it.
+template <class F>
 __device__ __forceinline__ void write_swiglu(const GemvArgs& a, int o, float gate, float up) {
-  a.y[o] = gate / (1.0f + expf(-gate)) * up;
+  const float v = gate / (1.0f + expf(-gate)) * up;
+  if constexpr (requires { F::kXHalfLoads; }) {
+    if (a.y_half != nullptr) {
+      a.y_half[o] = __half_as_ushort(__float2half_rn(v));
+      return;
+    }
+  }
+  a.y[o] = v;
 }
 __device__ __forceinline__ void write_row(const GemvArgs& a, int o, float v) {
   if (a.residual != nullptr) v += a.residual[o];
@@ -562,7 +593,7 @@ __device__ __forceinline__ void write_outputs(const GemvArgs& a, const WarpRows<
   if (a.swiglu) {
 #pragma unroll
     for (int r = 0; r < R; r += 2) {
-      if (lane == r && rows.valid[r]) write_swiglu(a, first + r / 2, value(r), value(r + 1));
+      if (lane == r && rows.valid[r]) write_swiglu<F>(a, first + r / 2, value(r), value(r + 1));
     }
   } else {
 #pragma unroll
