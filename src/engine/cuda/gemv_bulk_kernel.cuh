@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_bulk_kernel(const GemvArgs 
   F::init_shared(a, smem);
   pdl_wait();
   pdl_trigger();
-  stage<F, V>(a, smem);
+  stage<F, V, true>(a, smem);
 
   int i = 0;
   for (int g = blockIdx.x; g < groups; g += gridDim.x) {

@@ -346,30 +346,31 @@ __device__ inline void stage_x(const float* __restrict x, const float* __restric
 }
 
 // x given in fp16 (x_half: 16-byte units of eight features), copied into the x_slot layout that
-// stage_x fills from fp32: the bits stage_x would store for the same values rounded once.
-// F::kXHalfLoads units in flight per thread. Ends with __syncthreads().
-template <class F, int V>
+// stage_x fills from fp32: the bits stage_x would store for the same values rounded once. N units
+// in flight per thread. Ends with __syncthreads().
+template <class F, int V, int N>
 __device__ inline void stage_x_half(const uint16_t* __restrict x, int cols,
                                     unsigned char* __restrict smem) {
   static_assert(F::kXHalf, "x_half is for the formats that stage x in fp16");
   const auto* x8 = reinterpret_cast<const uint4*>(x);
-  swept<F::kXHalfLoads>(
+  swept<N>(
       cols / 8, [&](int i) { return x8[i]; },
       [&](int i, uint4 v) { *reinterpret_cast<uint4*>(staged_unit<F, V>(smem, i)) = v; });
   __syncthreads();
 }
 
 // The block's staging of x for format F: the format's own (F::stage_token: LLM.int8() quantizes
-// the token itself), else x given in fp16 copied where the format takes it (F::kXHalfLoads:
-// stage_x_half), or stage_x. Ends with __syncthreads().
-template <class F, int V>
+// the token itself), else x given in fp16 copied where the format takes it (stage_x_half,
+// F::kXHalfLoads units in flight, or F::kXHalfLoadsBulk in the bulk-copy kernel, whose weights
+// wait in shared memory rather than in registers), or stage_x. Ends with __syncthreads().
+template <class F, int V, bool kBulk = false>
 __device__ __forceinline__ void stage(const GemvArgs& a, unsigned char* __restrict smem) {
   if constexpr (requires { F::stage_token(a, smem); }) {
     F::stage_token(a, smem);
   } else {
     if constexpr (requires { F::kXHalfLoads; }) {
       if (a.x_half != nullptr) {  // gemv() allows it only without a norm
-        stage_x_half<F, V>(a.x_half, a.cols, smem);
+        stage_x_half<F, V, kBulk ? F::kXHalfLoadsBulk : F::kXHalfLoads>(a.x_half, a.cols, smem);
         return;
       }
     }
