@@ -40,8 +40,8 @@ struct DecodeWorkspace {
   DeviceBuffer<float> rope_cos, rope_sin;
   DeviceBuffer<uint16_t> k_cache, v_cache;
   DeviceBuffer<float> x, h, qkv, attn, act, logits;
-  // A decode step's SwiGLU activation as fp16 bits, where down_proj's format stages x in fp16
-  // (gate_up writes it rounded, down_proj copies it: GemvArgs::x_half).
+  // A decode step's SwiGLU activation as fp16 bits, where down_proj's format takes x in fp16
+  // (INT8-WO: gate_up writes it rounded, down_proj copies it; GemvArgs::x_half).
   DeviceBuffer<uint16_t> act_half;
   DeviceBuffer<float> attn_partial;
   DeviceBuffer<unsigned> attn_counters;

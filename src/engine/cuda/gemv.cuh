@@ -109,9 +109,9 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
 void gemv(const GemvArgs& args, const GemvConfig& config, cudaStream_t stream);
 
 // Whether the format's decode GEMV takes x in fp16 (x_half) and writes SwiGLU's outputs in fp16
-// (y_half): INT8-WO's. NF4, NF4-DQ and
-// LLM.int8() stage x in fp16 too, but on the H200 the hand-off did not pay for them
-// (docs/results/decode-h200.md), so their kernels are built without it.
+// (y_half): INT8-WO's. NF4, NF4-DQ and LLM.int8() stage x in fp16 too, but on the H200 the
+// hand-off did not pay for them (docs/results/decode-h200.md), so their kernels are built without
+// it.
 bool gemv_takes_x_half(quant::Format format);
 
 // Number of outputs y holds for these arguments.
