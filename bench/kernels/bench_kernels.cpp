@@ -297,9 +297,13 @@ int run(int argc, char** argv) {
       // down_proj takes SwiGLU's activation in fp16 where its format takes x in fp16, as the
       // decode step hands it over (GemvArgs::x_half); the kernel would round x the same way.
       const bool x_in_fp16 = role.name == "down" && engine::cuda::gemv_takes_x_half(f);
-      std::vector<uint16_t> x_half(x.size());
-      std::transform(x.begin(), x.end(), x_half.begin(), [](float v) { return float_to_half(v); });
-      DeviceBuffer<uint16_t> d_x_half = engine::cuda::to_device(std::span<const uint16_t>(x_half));
+      DeviceBuffer<uint16_t> d_x_half;
+      if (x_in_fp16) {
+        std::vector<uint16_t> x_half(x.size());
+        std::transform(x.begin(), x.end(), x_half.begin(),
+                       [](float v) { return float_to_half(v); });
+        d_x_half = engine::cuda::to_device(std::span<const uint16_t>(x_half));
+      }
       const int64_t outputs = role.swiglu ? role.rows[0] : [&] {
         int64_t s = 0;
         for (int64_t r : role.rows) s += r;

@@ -210,18 +210,20 @@ struct Shape {
 // x in fp16: x given as fp16 bits (x_half) must give every variant the results of the same x in
 // fp32 bit for bit (the staging rounds it the same way), and SwiGLU's outputs written as fp16
 // (y_half) must be the fp32 outputs rounded. `fp32` holds the variants' common result for `a`.
+std::vector<uint16_t> fp16_bits(const std::vector<float>& v) {
+  std::vector<uint16_t> bits(v.size());
+  std::transform(v.begin(), v.end(), bits.begin(), [](float f) { return float_to_half(f); });
+  return bits;
+}
+
 void check_fp16_hand_off(GemvArgs a, const Shape& sh, const std::vector<float>& x,
                          const std::vector<float>& residual, const std::vector<float>& fp32) {
   if (!gemv_takes_x_half(a.format) || fp32.empty()) return;
   const std::string shape = std::string(quant::format_name(a.format)) + " cols " +
                             std::to_string(sh.cols) + (sh.swiglu ? " swiglu" : "");
-  std::vector<uint16_t> x16(x.size());
-  std::transform(x.begin(), x.end(), x16.begin(), [](float v) { return float_to_half(v); });
-  auto dx16 = dev(x16);
+  auto dx16 = dev(fp16_bits(x));
   auto dy16 = DeviceBuffer<uint16_t>(fp32.size());
-  std::vector<uint16_t> want16(fp32.size());
-  std::transform(fp32.begin(), fp32.end(), want16.begin(),
-                 [](float v) { return float_to_half(v); });
+  const std::vector<uint16_t> want16 = fp16_bits(fp32);
   const float* x32 = a.x;
   int x_runs = 0, y_runs = 0;
   for (const GemvConfig& cfg : gemv_candidates(a, current_gemv_device())) {
@@ -718,7 +720,10 @@ TEST(CudaGemvChecks, RejectsFp16HandOffsWhereTheKernelCannotTakeThem) {
   const GemvConfig config{2, true};
   EXPECT_NO_THROW(gemv(a, config, nullptr));
   test::sync();
-  const auto refused = [&](const GemvArgs& bad, const std::string& needle) {
+  // `base` with `edit` applied must be refused with an error naming `needle`.
+  const auto refused = [&](const GemvArgs& base, const std::string& needle, auto edit) {
+    GemvArgs bad = base;
+    edit(bad);
     try {
       gemv(bad, config, nullptr);
       ADD_FAILURE() << "accepted; expected an error naming " << needle;
@@ -726,24 +731,16 @@ TEST(CudaGemvChecks, RejectsFp16HandOffsWhereTheKernelCannotTakeThem) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  GemvArgs both = a;
-  both.x = x.get();
-  refused(both, "exactly one");
-  GemvArgs normed = a;
-  normed.norm = gain.get();
-  refused(normed, "no norm");
+  refused(a, "exactly one", [&](GemvArgs& b) { b.x = x.get(); });
+  refused(a, "no norm", [&](GemvArgs& b) { b.norm = gain.get(); });
   for (quant::Format f : {quant::Format::fp16, quant::Format::nf4, quant::Format::int8_llm}) {
-    GemvArgs other = a;
-    other.format = f;
-    refused(other, "int8-wo only");
+    refused(a, "int8-wo only", [f](GemvArgs& b) { b.format = f; });
   }
-  GemvArgs plain_y16 = a;
-  plain_y16.y = nullptr;
-  plain_y16.y_half = y16.get();
-  refused(plain_y16, "SwiGLU");
-  GemvArgs no_y = a;
-  no_y.y = nullptr;
-  refused(no_y, "exactly one");
+  refused(a, "SwiGLU", [&](GemvArgs& b) {
+    b.y = nullptr;
+    b.y_half = y16.get();
+  });
+  refused(a, "exactly one", [](GemvArgs& b) { b.y = nullptr; });
   GemvArgs swiglu = a;
   swiglu.x_half = nullptr;
   swiglu.x = x.get();
@@ -754,8 +751,7 @@ TEST(CudaGemvChecks, RejectsFp16HandOffsWhereTheKernelCannotTakeThem) {
   swiglu.y_half = y16.get();
   EXPECT_NO_THROW(gemv(swiglu, config, nullptr));
   test::sync();
-  swiglu.format = quant::Format::fp16;
-  refused(swiglu, "int8-wo only");
+  refused(swiglu, "int8-wo only", [](GemvArgs& b) { b.format = quant::Format::fp16; });
 }
 
 }  // namespace
