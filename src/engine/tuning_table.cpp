@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/embedded.h"
 #include "core/error.h"
@@ -66,29 +67,41 @@ std::string slug(std::string_view text) {
   return out.empty() ? "gpu" : out;
 }
 
+// Entries in key order, then model order (an entry without a model first).
+bool entry_before(const TuningEntry& a, const TuningEntry& b) {
+  return std::tie(a.key, a.model) < std::tie(b.key, b.model);
+}
+
 void sort_and_check_unique(std::vector<TuningEntry>& entries, std::string_view source) {
-  std::sort(entries.begin(), entries.end(),
-            [](const TuningEntry& a, const TuningEntry& b) { return a.key < b.key; });
+  std::sort(entries.begin(), entries.end(), entry_before);
   for (size_t i = 1; i < entries.size(); ++i) {
     const TuningKey& k = entries[i].key;
-    EC_CHECK(!(entries[i - 1].key == k), "{}: two entries for {} {} {}x{}", source,
-             quant::format_name(k.format), k.role, k.rows, k.cols);
+    EC_CHECK(!(entries[i - 1].key == k && entries[i - 1].model == entries[i].model),
+             "{}: two entries for {} {} {}x{} of model '{}'", source, quant::format_name(k.format),
+             k.role, k.rows, k.cols, entries[i].model);
   }
 }
 
 }  // namespace
 
-const TuningEntry* TuningTable::find(const TuningKey& key) const {
-  const auto it =
+const TuningEntry* TuningTable::find(const TuningKey& key, std::string_view model) const {
+  const auto first =
       std::lower_bound(entries.begin(), entries.end(), key,
                        [](const TuningEntry& e, const TuningKey& k) { return e.key < k; });
-  return it != entries.end() && it->key == key ? &*it : nullptr;
+  const auto last =
+      std::upper_bound(first, entries.end(), key,
+                       [](const TuningKey& k, const TuningEntry& e) { return k < e.key; });
+  if (first == last) return nullptr;
+  const auto own =
+      std::find_if(first, last, [&](const TuningEntry& e) { return e.model == model; });
+  return own != last ? &*own : &*first;
 }
 
 void TuningTable::merge(std::vector<TuningEntry> more) {
   for (TuningEntry& e : more) {
-    const auto it = std::find_if(entries.begin(), entries.end(),
-                                 [&](const TuningEntry& old) { return old.key == e.key; });
+    const auto it = std::find_if(entries.begin(), entries.end(), [&](const TuningEntry& old) {
+      return old.key == e.key && old.model == e.model;
+    });
     if (it != entries.end()) {
       *it = std::move(e);
     } else {

@@ -1,6 +1,6 @@
 // The tuning table: which decode GEMV variant runs for each (GPU, weight format, role, matrix
-// shape), measured once by `ecocompute tune` and read at every load, so that every process on one
-// kind of GPU runs the same kernels. Host code; the file layout is in docs/gpu-machine.md.
+// shape, model), measured once by `ecocompute tune` and read at every load, so that every process
+// on one kind of GPU runs the same kernels. Host code; the file layout is in docs/gpu-machine.md.
 #pragma once
 
 #include <array>
@@ -41,14 +41,19 @@ struct TuningTable {
   int cc_major = 0;      // compute capability
   int cc_minor = 0;
   std::string tool;                  // the ecocompute that measured it (free text)
-  std::vector<TuningEntry> entries;  // sorted by key, keys unique
+  std::vector<TuningEntry> entries;  // sorted by key, then model; one per (key, model)
   // Where it was read from (a path, or "shipped:<file>"), and the SHA-256 of its bytes: what a
   // report records, so two reports say whether their kernels came from the same table.
   std::string name;
   std::string sha256;
 
-  const TuningEntry* find(const TuningKey& key) const;
-  // Adds `more`, replacing entries of the same key (a later tune of the same shape wins).
+  // The entry for `key` that `model` runs: its own where the table has one, else the entry of that
+  // shape measured for another model (the first by model name), else nullptr. Models that share a
+  // shape (Qwen2.5-3B's q|k|v and o are TinyLlama's) keep their own choices: a tune of one does
+  // not change the other's kernels.
+  const TuningEntry* find(const TuningKey& key, std::string_view model) const;
+  // Adds `more`, replacing entries of the same key and model (a later tune of the same model and
+  // shape wins); another model's entry of the same shape stays.
   void merge(std::vector<TuningEntry> more);
   bool for_gpu(std::string_view gpu, int major, int minor) const {
     return gpu == gpu_name && major == cc_major && minor == cc_minor;

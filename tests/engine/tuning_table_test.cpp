@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
 
 #include "core/error.h"
 #include "core/file_io.h"
@@ -15,11 +16,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TuningEntry entry(quant::Format f, std::string role, int rows, int cols, std::string variant) {
+TuningEntry entry(quant::Format f, std::string role, int rows, int cols, std::string variant,
+                  std::string model = "qwen2-7b") {
   TuningEntry e;
   e.key = TuningKey{f, std::move(role), rows, cols};
   e.variant = std::move(variant);
-  e.model = "qwen2-7b";
+  e.model = std::move(model);
   e.step_us = 2104.25;
   return e;
 }
@@ -46,15 +48,15 @@ TEST(TuningTable, RoundTripsThroughJsonAndFindsByKey) {
   EXPECT_EQ(back.tool, "ecocompute test");
   ASSERT_EQ(back.entries.size(), 3u);
   EXPECT_EQ(tuning_table_json(back), text);  // canonical: entries in key order
-  const TuningEntry* e = back.find(TuningKey{quant::Format::nf4, "gu", 18944, 3584});
+  const TuningEntry* e = back.find(TuningKey{quant::Format::nf4, "gu", 18944, 3584}, "qwen2-7b");
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->variant, "r2p-dbuf-u2");
   EXPECT_EQ(e->model, "qwen2-7b");
   EXPECT_DOUBLE_EQ(e->step_us, 2104.3);  // written to 0.1 µs
   // Each part of the key counts.
-  EXPECT_EQ(back.find(TuningKey{quant::Format::nf4_dq, "gu", 18944, 3584}), nullptr);
-  EXPECT_EQ(back.find(TuningKey{quant::Format::nf4, "down", 18944, 3584}), nullptr);
-  EXPECT_EQ(back.find(TuningKey{quant::Format::nf4, "gu", 18944, 3585}), nullptr);
+  EXPECT_EQ(back.find(TuningKey{quant::Format::nf4_dq, "gu", 18944, 3584}, "qwen2-7b"), nullptr);
+  EXPECT_EQ(back.find(TuningKey{quant::Format::nf4, "down", 18944, 3584}, "qwen2-7b"), nullptr);
+  EXPECT_EQ(back.find(TuningKey{quant::Format::nf4, "gu", 18944, 3585}, "qwen2-7b"), nullptr);
   EXPECT_EQ(back.name, "h200.json");
   EXPECT_EQ(back.sha256.size(), 64u);
   EXPECT_TRUE(back.for_gpu("NVIDIA H200", 9, 0));
@@ -72,15 +74,47 @@ TEST(TuningTable, TheHashIsOfTheBytes) {
   EXPECT_NE(parse_tuning_table(changed, "c").sha256, a.sha256);
 }
 
-TEST(TuningTable, MergeReplacesTheSameShapeAndKeepsTheRest) {
+TEST(TuningTable, MergeReplacesTheSameShapeAndModelAndKeepsTheRest) {
   TuningTable t = h200();
   t.merge({entry(quant::Format::nf4, "qkv", 4608, 3584, "r1p-dbuf"),
            entry(quant::Format::nf4, "o", 3584, 3584, "r2p")});
   ASSERT_EQ(t.entries.size(), 4u);
-  EXPECT_EQ(t.find(TuningKey{quant::Format::nf4, "qkv", 4608, 3584})->variant, "r1p-dbuf");
-  EXPECT_EQ(t.find(TuningKey{quant::Format::fp16, "head", 152064, 3584})->variant, "r2p-bulk");
-  EXPECT_TRUE(std::is_sorted(t.entries.begin(), t.entries.end(),
-                             [](const auto& a, const auto& b) { return a.key < b.key; }));
+  EXPECT_EQ(t.find(TuningKey{quant::Format::nf4, "qkv", 4608, 3584}, "qwen2-7b")->variant,
+            "r1p-dbuf");
+  EXPECT_EQ(t.find(TuningKey{quant::Format::fp16, "head", 152064, 3584}, "qwen2-7b")->variant,
+            "r2p-bulk");
+  // Another model's tune of the same shape is added beside it, not over it.
+  t.merge({entry(quant::Format::nf4, "qkv", 4608, 3584, "r2p-u2", "other-7b")});
+  ASSERT_EQ(t.entries.size(), 5u);
+  EXPECT_EQ(t.find(TuningKey{quant::Format::nf4, "qkv", 4608, 3584}, "qwen2-7b")->variant,
+            "r1p-dbuf");
+  EXPECT_EQ(t.find(TuningKey{quant::Format::nf4, "qkv", 4608, 3584}, "other-7b")->variant,
+            "r2p-u2");
+  EXPECT_TRUE(std::is_sorted(t.entries.begin(), t.entries.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.key, a.model) < std::tie(b.key, b.model);
+  }));
+}
+
+// Qwen2.5-3B's q|k|v and o have TinyLlama's shapes: each model runs its own entry, and a model
+// the table has no entry of its own for runs the shape's first by model name.
+TEST(TuningTable, EachModelFindsItsOwnEntryOfASharedShape) {
+  TuningTable t = h200();
+  const TuningKey qkv{quant::Format::int8_wo, "qkv", 2560, 2048};
+  t.merge({entry(quant::Format::int8_wo, "qkv", 2560, 2048, "r2p", "qwen2.5-3b"),
+           entry(quant::Format::int8_wo, "qkv", 2560, 2048, "r1p-bulk", "tinyllama-1.1b")});
+  const TuningTable back = parse_tuning_table(tuning_table_json(t), "shared.json");
+  ASSERT_NE(back.find(qkv, "qwen2.5-3b"), nullptr);
+  EXPECT_EQ(back.find(qkv, "qwen2.5-3b")->variant, "r2p");
+  EXPECT_EQ(back.find(qkv, "tinyllama-1.1b")->variant, "r1p-bulk");
+  const TuningEntry* other = back.find(qkv, "/models/my-finetune");
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->model, "qwen2.5-3b");  // the first by name
+  EXPECT_EQ(back.find(TuningKey{quant::Format::int8_wo, "o", 2048, 2048}, "qwen2.5-3b"), nullptr);
+  // An entry without a model sorts first: the one every other model falls back to.
+  TuningEntry any = entry(quant::Format::int8_wo, "qkv", 2560, 2048, "r2p-u8", "");
+  t.merge({any});
+  EXPECT_EQ(t.find(qkv, "/models/my-finetune")->variant, "r2p-u8");
+  EXPECT_EQ(t.find(qkv, "tinyllama-1.1b")->variant, "r1p-bulk");
 }
 
 TEST(TuningTable, WritesAtomicallyAndReadsBack) {
@@ -148,12 +182,12 @@ TEST(TuningTable, RefusesMalformedTablesNamingTheField) {
   refused(edit("\"variant\": \"r2p-bulk\"", "\"variant\": 3"), "'variant' must be a string");
   refused(edit("\"step_us\": 2104.3", "\"step_us\": -1"), "'step_us'");
   refused(edit("\"variant\": \"r2p-bulk\"", "\"variants\": \"r2p-bulk\""), "'variant' is missing");
-  // The same key twice.
+  // The same key and model twice.
   std::string twice = good;
   const size_t open = twice.find("[") + 1;
   const size_t close = twice.find("}", open) + 1;
   twice.insert(open, twice.substr(open, close - open) + ",");
-  refused(twice, "two entries for fp16 head 152064x3584");
+  refused(twice, "two entries for fp16 head 152064x3584 of model 'qwen2-7b'");
   EXPECT_THROW(read_tuning_table("/nonexistent/ec-table.json"), Error);
 }
 

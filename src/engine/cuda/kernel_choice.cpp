@@ -94,7 +94,7 @@ DecodeKernels kernels_from_table(const KernelContext& ctx, const TuningTable& ta
   for (int r = 0; r < kDecodeRoleCount; ++r) {
     const auto role = static_cast<DecodeRole>(r);
     const TuningKey key = tuning_key(ctx, role);
-    const TuningEntry* e = table.find(key);
+    const TuningEntry* e = table.find(key, ctx.config->name);
     if (e == nullptr) continue;
     const std::string where =
         fmt::format("tuning table {}: the {} {} GEMV {}x{}", table.name,
