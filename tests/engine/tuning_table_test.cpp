@@ -3,13 +3,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/error.h"
 #include "core/file_io.h"
 #include "engine/tuning_table.h"
+#include "model/presets.h"
 
 namespace ec::engine {
 namespace {
@@ -144,6 +147,44 @@ TEST(TuningTable, ShippedTablesParseAndNameTheirFiles) {
     EXPECT_EQ(find_table_for_gpu(shipped_tuning_tables(), t.gpu_name, t.cc_major, t.cc_minor), &t);
   }
   EXPECT_EQ(find_table_for_gpu(shipped_tuning_tables(), "no such GPU", 1, 0), nullptr);
+}
+
+// The five GEMV keys a model's decode step looks up (kernel_choice's tuning_key): q|k|v together,
+// o, gate_up by its intermediate size, down, lm_head.
+std::vector<TuningKey> decode_keys(const model::ModelConfig& c, quant::Format f) {
+  const int attn = c.num_heads * c.head_dim;
+  return {TuningKey{f, "qkv", (c.num_heads + 2 * c.num_kv_heads) * c.head_dim, c.hidden_size},
+          TuningKey{f, "o", c.hidden_size, attn},
+          TuningKey{f, "gu", c.intermediate_size, c.hidden_size},
+          TuningKey{f, "down", c.hidden_size, c.intermediate_size},
+          TuningKey{f, "head", c.vocab_size, c.hidden_size}};
+}
+
+// A model tuned for a format runs its own entry at every GEMV of that format: none of another
+// model's, which a shared shape would otherwise give it (Qwen2.5-3B's q|k|v and o are TinyLlama's).
+TEST(TuningTable, ShippedTablesGiveEveryTunedModelItsOwnEntries) {
+  int checked = 0;
+  for (const TuningTable& t : shipped_tuning_tables()) {
+    for (const model::Preset& p : model::all_presets()) {
+      for (const quant::Format f :
+           {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_llm,
+            quant::Format::int8_wo, quant::Format::nf4, quant::Format::nf4_dq}) {
+        const bool tuned = std::any_of(t.entries.begin(), t.entries.end(), [&](const auto& e) {
+          return e.model == p.config.name && e.key.format == f;
+        });
+        if (!tuned) continue;
+        for (const TuningKey& k : decode_keys(p.config, f)) {
+          const TuningEntry* e = t.find(k, p.config.name);
+          ASSERT_NE(e, nullptr) << t.name << ": " << p.config.name << " " << k.role;
+          EXPECT_EQ(e->model, p.config.name)
+              << t.name << ": " << p.config.name << " " << quant::format_name(f) << " " << k.role
+              << " " << k.rows << "x" << k.cols << " runs " << e->model << "'s entry";
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
 }
 
 // Every malformed part is refused with the file, the field and what was expected.
