@@ -34,6 +34,7 @@
 #include "engine/cuda/rope.cuh"
 #include "engine/decode_tuner.h"
 #include "engine/device_arch.h"
+#include "engine/tuning_model.h"
 
 namespace ec::engine::cuda {
 namespace {
@@ -245,7 +246,7 @@ std::vector<TuningEntry> CudaEngine::tune(const TuneSettings& settings, TuningTa
     TuningEntry e;
     e.key = tuning_key(ctx, static_cast<DecodeRole>(r));
     e.variant = roles[sz(r)].candidates[sz(result.choice[sz(r)])];
-    e.model = config_.name;
+    e.model = tuning_model_name(config_);
     e.step_us = result.step_seconds * 1e6;
     entries.push_back(std::move(e));
   }

@@ -9,6 +9,7 @@
 #include "engine/cuda/attention.cuh"
 #include "engine/cuda/attention_decode.cuh"
 #include "engine/cuda/pinned_variants.h"
+#include "engine/tuning_model.h"
 
 namespace ec::engine::cuda {
 namespace {
@@ -94,7 +95,7 @@ DecodeKernels kernels_from_table(const KernelContext& ctx, const TuningTable& ta
   for (int r = 0; r < kDecodeRoleCount; ++r) {
     const auto role = static_cast<DecodeRole>(r);
     const TuningKey key = tuning_key(ctx, role);
-    const TuningEntry* e = table.find(key, ctx.config->name);
+    const TuningEntry* e = table.find(key, tuning_model_name(*ctx.config));
     if (e == nullptr) continue;
     const std::string where =
         fmt::format("tuning table {}: the {} {} GEMV {}x{}", table.name,
