@@ -92,10 +92,11 @@ std::vector<GemvConfig> role_candidates(const KernelContext& ctx, DecodeRole rol
 DecodeKernels kernels_from_table(const KernelContext& ctx, const TuningTable& table) {
   DecodeKernels k = heuristic_kernels(ctx);
   int found = 0;
+  const std::string model = tuning_model_name(*ctx.config);
   for (int r = 0; r < kDecodeRoleCount; ++r) {
     const auto role = static_cast<DecodeRole>(r);
     const TuningKey key = tuning_key(ctx, role);
-    const TuningEntry* e = table.find(key, tuning_model_name(*ctx.config));
+    const TuningEntry* e = table.find(key, model);
     if (e == nullptr) continue;
     const std::string where =
         fmt::format("tuning table {}: the {} {} GEMV {}x{}", table.name,
