@@ -133,7 +133,7 @@ TunerResult tune_decode(const std::vector<TunerRole>& roles, const TunerSettings
     }
   }
   choice = d.keep_if_faster(start, choice, settings.steps, settings.margin, settings.rounds,
-                            "descent's set against the heuristic");
+                            "descent's set against the starting set");
   choice = d.keep_if_faster(choice, with_picks(choice, near_miss), settings.steps, settings.margin,
                             settings.rounds, "near misses together");
   // The chain-only variants together, in more and longer turns and by a third of the margin:

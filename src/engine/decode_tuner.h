@@ -13,8 +13,10 @@
 namespace ec::engine {
 
 struct TunerRole {
-  std::string name;                     // "qkv", "o", "gu", "down", "head"
-  std::vector<std::string> candidates;  // variant names; [0] is the heuristic, where descent starts
+  std::string name;  // "qkv", "o", "gu", "down", "head"
+  // Variant names; [0] is where the descent starts (`tune`: the variant the engine runs now, the
+  // tuning table's, else the heuristic's), and the set the trials end with must beat it.
+  std::vector<std::string> candidates;
   // Per candidate: it pays through the chain of kernels rather than alone (the bulk-copy rings:
   // their first requests go out before the predecessor ends), so it is also judged together with
   // the other roles' such candidates, with a finer test.

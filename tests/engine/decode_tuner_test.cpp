@@ -1,6 +1,6 @@
 // The decode tuner against a model of a GPU: each candidate adds a known time to the step, so the
-// choice it must make is known. It keeps the heuristic on near ties, takes clear wins, takes small
-// wins of several roles together, the chain-only variants together, and chooses the same set
+// choice it must make is known. It keeps the starting set on near ties, takes clear wins, takes
+// small wins of several roles together, the chain-only variants together, and chooses the same set
 // every time it is given the same timings.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
