@@ -214,6 +214,66 @@ TEST(CudaEngine, TableErrorsAndFallbacks) {
   EXPECT_EQ(generate_greedy(*partial, p, 20), generate_greedy(*heuristic, p, 20));
 }
 
+// The variant names an engine's kernel_variant gives its five GEMV roles, without PDL.
+std::vector<std::string> role_variants(const Engine& e) {
+  const cuda::PinnedVariants ran =
+      cuda::parse_pinned_variants(e.info().kernel_variant, "the engine's kernel_variant");
+  std::vector<std::string> out;
+  for (cuda::GemvConfig config : ran.roles) {
+    config.pdl = false;
+    out.push_back(cuda::gemv_config_name(config));
+  }
+  return out;
+}
+
+// `tune` starts from the variants the model runs: its table's. With a margin no timing can beat it
+// returns exactly them; with a table this build cannot read (a variant it does not offer), it
+// starts from the heuristic's instead of failing.
+TEST(CudaEngine, TuneStartsFromTheTablesSet) {
+  EC_REQUIRE_CUDA();
+  auto w = weights("tiny-qwen2", DType::f16);
+  const std::vector<std::string> heuristic = role_variants(*make_heuristic(w, Precision::fp16));
+  const TuneSettings unbeatable{1, 1, 3.0, 0, false};
+  TuningTable gpu;
+  std::vector<TuningEntry> entries =
+      tune_decode_kernels(w, options(Backend::cuda, Precision::fp16), unbeatable, gpu);
+  ASSERT_EQ(entries.size(), kDecodeRoles.size());
+  for (TuningEntry& e : entries) {
+    const size_t r = static_cast<size_t>(
+        std::find(kDecodeRoles.begin(), kDecodeRoles.end(), e.key.role) - kDecodeRoles.begin());
+    ASSERT_LT(r, heuristic.size()) << e.key.role;
+    EXPECT_EQ(e.variant, heuristic[r])
+        << e.key.role << ": no table of this model, so the heuristic";
+    e.variant = e.key.role == "gu" ? "r2g" : "r1g";  // variants the heuristic does not choose
+  }
+  auto table = std::make_shared<TuningTable>(gpu);
+  table->name = "start.json";
+  table->merge(entries);
+  EngineOptions o = options(Backend::cuda, Precision::fp16);
+  o.tuning_table = table;
+  TuningTable out;
+  const std::vector<TuningEntry> kept = tune_decode_kernels(w, o, unbeatable, out);
+  ASSERT_EQ(kept.size(), entries.size());
+  for (size_t i = 0; i < kept.size(); ++i) {
+    EXPECT_EQ(kept[i].key.role, entries[i].key.role);
+    EXPECT_EQ(kept[i].variant, entries[i].variant) << kept[i].key.role;
+  }
+  for (TuningEntry& e : entries) e.variant = "r4p-dbuf";  // parses, but no format offers it
+  auto stale = std::make_shared<TuningTable>(gpu);
+  stale->name = "stale.json";
+  stale->merge(entries);
+  o.tuning_table = stale;
+  const std::vector<TuningEntry> fresh = tune_decode_kernels(w, o, unbeatable, out);
+  ASSERT_EQ(fresh.size(), entries.size());
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    const size_t r =
+        static_cast<size_t>(std::find(kDecodeRoles.begin(), kDecodeRoles.end(), fresh[i].key.role) -
+                            kDecodeRoles.begin());
+    ASSERT_LT(r, heuristic.size());
+    EXPECT_EQ(fresh[i].variant, heuristic[r]) << fresh[i].key.role;
+  }
+}
+
 TEST(CudaEngine, GraphAndDirectLaunchesAgreeBitForBit) {
   EC_REQUIRE_CUDA();
   auto w = weights("tiny-qwen2", DType::f16);
