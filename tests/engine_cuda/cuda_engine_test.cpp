@@ -226,6 +226,12 @@ std::vector<std::string> role_variants(const Engine& e) {
   return out;
 }
 
+// The index of a tuning entry's role in kDecodeRoles (the order of kernel_variant's roles).
+size_t role_index(const TuningEntry& e) {
+  return static_cast<size_t>(std::find(kDecodeRoles.begin(), kDecodeRoles.end(), e.key.role) -
+                             kDecodeRoles.begin());
+}
+
 // `tune` starts from the variants the model runs: its table's. With a margin no timing can beat it
 // returns exactly them; with a table this build cannot read (a variant it does not offer), it
 // starts from the heuristic's instead of failing.
@@ -239,8 +245,7 @@ TEST(CudaEngine, TuneStartsFromTheTablesSet) {
       tune_decode_kernels(w, options(Backend::cuda, Precision::fp16), unbeatable, gpu);
   ASSERT_EQ(entries.size(), kDecodeRoles.size());
   for (TuningEntry& e : entries) {
-    const size_t r = static_cast<size_t>(
-        std::find(kDecodeRoles.begin(), kDecodeRoles.end(), e.key.role) - kDecodeRoles.begin());
+    const size_t r = role_index(e);
     ASSERT_LT(r, heuristic.size()) << e.key.role;
     EXPECT_EQ(e.variant, heuristic[r])
         << e.key.role << ": no table of this model, so the heuristic";
@@ -266,9 +271,7 @@ TEST(CudaEngine, TuneStartsFromTheTablesSet) {
   const std::vector<TuningEntry> fresh = tune_decode_kernels(w, o, unbeatable, out);
   ASSERT_EQ(fresh.size(), entries.size());
   for (size_t i = 0; i < fresh.size(); ++i) {
-    const size_t r =
-        static_cast<size_t>(std::find(kDecodeRoles.begin(), kDecodeRoles.end(), fresh[i].key.role) -
-                            kDecodeRoles.begin());
+    const size_t r = role_index(fresh[i]);
     ASSERT_LT(r, heuristic.size());
     EXPECT_EQ(fresh[i].variant, heuristic[r]) << fresh[i].key.role;
   }

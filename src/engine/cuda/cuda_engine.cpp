@@ -202,13 +202,8 @@ std::vector<TuningEntry> CudaEngine::tune(const TuneSettings& settings, TuningTa
   std::vector<std::vector<GemvConfig>> configs;
   for (int r = 0; r < kDecodeRoleCount; ++r) {
     std::vector<GemvConfig> c = role_candidates(ctx, static_cast<DecodeRole>(r));
-    GemvConfig now = current.gemv[sz(r)];
-    now.pdl = false;
-    const std::string start = gemv_config_name(now);
-    std::stable_partition(c.begin(), c.end(), [&](GemvConfig g) {
-      g.pdl = false;
-      return gemv_config_name(g) == start;
-    });
+    std::stable_partition(c.begin(), c.end(),
+                          [&](const GemvConfig& g) { return same_kernel(g, current.gemv[sz(r)]); });
     TunerRole role{std::string(kDecodeRoles[sz(r)]), {}, {}};
     for (GemvConfig g : c) {
       role.chain_only.push_back(g.pipeline == GemvPipeline::bulk);

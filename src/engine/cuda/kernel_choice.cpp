@@ -12,13 +12,13 @@
 #include "engine/tuning_model.h"
 
 namespace ec::engine::cuda {
-namespace {
 
-// The same GEMV kernel: equal in everything but PDL, which is a property of the launch.
 bool same_kernel(const GemvConfig& a, const GemvConfig& b) {
   return a.rows_per_warp == b.rows_per_warp && a.persistent == b.persistent &&
          a.pipeline == b.pipeline && a.unroll == b.unroll;
 }
+
+namespace {
 
 bool fused_attention(const KernelContext& ctx) {
   return !ctx.split_attention &&

@@ -47,6 +47,9 @@ DecodeKernels heuristic_kernels(const KernelContext& ctx);
 // The tuning table's key of a role's GEMV.
 TuningKey tuning_key(const KernelContext& ctx, DecodeRole role);
 
+// The same GEMV kernel: equal in everything but PDL, which is a property of the launch.
+bool same_kernel(const GemvConfig& a, const GemvConfig& b);
+
 // Every variant of a role worth timing (gemv_candidates() for its launch, fused norm included),
 // with PDL as ctx has it.
 std::vector<GemvConfig> role_candidates(const KernelContext& ctx, DecodeRole role);
