@@ -349,6 +349,12 @@ const Shape kShapes[] = {
     // warp's share of the rows and its pairs of rows straddle the segments.
     {{75, 75}, 2048, true, false, false, true},
     {{67, 9, 11}, 2048, true, false, true, false},
+    // The whole-row variant's paired tails in NF4 (rows of 112 and 48 chunks, the last step's
+    // halves taken for two rows at once): SwiGLU at 7B's width and 1.5B's, and q|k|v of odd rows,
+    // where a unit's two rows lie in different segments.
+    {{33, 33}, 3584, true, false, false, true},
+    {{21, 21}, 1536, true, false, false, true},
+    {{67, 9, 11}, 3584, true, false, true, false},
 };
 
 class CudaGemv : public ::testing::TestWithParam<quant::Format> {};
@@ -490,34 +496,66 @@ TEST(CudaGemvCandidates, AreDistinctAndLaunchable) {
   EXPECT_EQ(gemv_config_name(c), "r1g-u16+pdl");
 }
 
+// Elements per 16-byte chunk of the format's weights.
+int chunk_width(quant::Format f) {
+  if (f == quant::Format::fp16 || f == quant::Format::bf16) return 8;
+  if (f == quant::Format::int8_wo || f == quant::Format::int8_llm) return 16;
+  return 32;
+}
+
+// The names of the candidates with `pipeline` for rows of `chunks` chunks; each must be resident.
+std::set<std::string> offered_with(quant::Format f, bool swiglu, int chunks,
+                                   GemvPipeline pipeline) {
+  GemvArgs a;
+  a.format = f;
+  a.swiglu = swiglu;
+  a.cols = chunks * chunk_width(f);
+  std::set<std::string> names;
+  for (const GemvConfig& c : gemv_candidates(a)) {
+    if (c.pipeline != pipeline) continue;
+    EXPECT_TRUE(c.persistent) << gemv_config_name(c);
+    names.insert(gemv_config_name(c));
+  }
+  return names;
+}
+
 // The flat variant (host code): for every format that sums in FP32 (not LLM.int8()), resident,
 // two rows a unit and two items a step, and only where a row has at least 64 chunks.
 TEST(CudaGemvCandidates, FlatVariantWhereRowsHaveSixtyFourChunks) {
   for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
                           quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
-    const int width = f == quant::Format::fp16 || f == quant::Format::bf16 ? 8
-                      : f == quant::Format::int8_wo                        ? 16
-                                                                           : 32;
     for (bool swiglu : {false, true}) {
       for (int chunks : {32, 63, 64, 112}) {
-        GemvArgs a;
-        a.format = f;
-        a.swiglu = swiglu;
-        a.cols = chunks * width;
-        std::set<std::string> flat;
-        for (const GemvConfig& c : gemv_candidates(a)) {
-          if (c.pipeline != GemvPipeline::flat) continue;
-          EXPECT_TRUE(c.persistent) << gemv_config_name(c);
-          flat.insert(gemv_config_name(c));
-        }
-        const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
-                                 std::to_string(chunks) + " chunks";
         std::set<std::string> want;
         if (f != quant::Format::int8_llm && chunks >= 64) want = {"r2p-flat-u2"};
-        EXPECT_EQ(flat, want) << what;
+        EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::flat), want)
+            << quant::format_name(f) << (swiglu ? " swiglu " : " ") << chunks << " chunks";
       }
     }
   }
+}
+
+// The whole-row variant (host code): NF4 and NF4-DQ only, resident, two rows a unit, and only
+// where a row is 1, 2 or 4 steps of 32 chunks (the kernels it has); 3 steps and 5 are not offered.
+TEST(CudaGemvCandidates, WholeRowVariantWhereRowsAreOneTwoOrFourSteps) {
+  for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
+                          quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
+    const bool four_bit = f == quant::Format::nf4 || f == quant::Format::nf4_dq;
+    for (bool swiglu : {false, true}) {
+      for (int chunks : {2, 16, 28, 32, 33, 48, 64, 65, 96, 97, 112, 128, 129}) {
+        const int steps = (chunks + 31) / 32;
+        const bool has_kernel = steps == 1 || steps == 2 || steps == 4;
+        EXPECT_EQ(gemv_whole_steps(chunks), has_kernel ? steps : 0) << chunks << " chunks";
+        std::set<std::string> want;
+        if (four_bit && has_kernel) want = {"r2p-whole"};
+        EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::whole), want)
+            << quant::format_name(f) << (swiglu ? " swiglu " : " ") << chunks << " chunks";
+      }
+    }
+  }
+  GemvConfig c{2, true, true};
+  c.pipeline = GemvPipeline::whole;
+  EXPECT_EQ(gemv_config_name(c), "r2p-whole+pdl");
 }
 
 // The bulk-copy variants (host code): offered only where the device has the bulk copy, only for
@@ -692,7 +730,15 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
   a.format = quant::Format::int8_llm;
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
+  // Whole-row: NF4 / NF4-DQ, two rows a unit, rows of 1, 2 or 4 steps of 32 chunks.
+  a.format = quant::Format::nf4;
+  a.cols = 96 * 32;  // three steps
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
+  a.cols = 256;
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::whole, 4), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 2), nullptr), Error);
   a.format = quant::Format::int8_wo;
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::registers, 16), nullptr), Error);
   a.swiglu = true;
   a.n_seg = 2;

@@ -1,7 +1,7 @@
 // Which instantiation of the batch-1 GEMV kernels runs a GemvConfig (host code over device
 // templates; included by gemv_<format>.cu): the register kernel of gemv_kernel.cuh with its rows,
-// pipeline and step depth, the bulk-copy kernel of gemv_bulk_kernel.cuh, or the flat kernel of
-// gemv_flat_kernel.cuh.
+// pipeline and step depth, the bulk-copy kernel of gemv_bulk_kernel.cuh, the flat kernel of
+// gemv_flat_kernel.cuh, or the whole-row kernel of gemv_whole_kernel.cuh.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,6 +13,7 @@
 #include "engine/cuda/gemv_bulk_kernel.cuh"
 #include "engine/cuda/gemv_flat_kernel.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
+#include "engine/cuda/gemv_whole_kernel.cuh"
 
 namespace ec::engine::cuda::detail {
 
@@ -99,6 +100,31 @@ void dispatch_rows_flat(const GemvArgs& a, const GemvConfig& config, cudaStream_
   cuda_invalid("gemv: the flat variant takes two rows a unit and two items a step");
 }
 
+// The whole-row variant for the 4-bit formats: two rows a unit, 1, 2 or 4 steps a row, the last
+// step's two halves paired where a row ends half-way through it. Built only for the widths it can
+// meet: x past F's single normalising pass (HeldWide<F>) is past 2,048 features, four steps in NF4.
+template <class F>
+void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  if constexpr (F::kBitsPerWeight == 4 && std::is_same_v<Acc<F>, float>) {
+    const int chunks = a.cols / F::kElems;
+    const int steps = gemv_whole_steps(chunks);
+    const bool paired = chunks % 32 == 16;
+    if (config.rows_per_warp != 2 || config.unroll != kGemvUnroll || steps == 0) {
+      cuda_invalid("gemv: the whole-row variant takes two rows a unit and rows of 1, 2 or 4 steps");
+    }
+    if (steps == 4) {
+      return paired ? launch_gemv_whole<F, 4, true>(a, config, stream)
+                    : launch_gemv_whole<F, 4, false>(a, config, stream);
+    }
+    if constexpr (!requires { F::kHeldLoads; }) {
+      if (steps == 1) return launch_gemv_whole<F, 1, false>(a, config, stream);
+      return paired ? launch_gemv_whole<F, 2, true>(a, config, stream)
+                    : launch_gemv_whole<F, 2, false>(a, config, stream);
+    }
+  }
+  cuda_invalid("gemv: no whole-row variant of this format at this width");
+}
+
 template <class F>
 void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   switch (config.pipeline) {
@@ -106,6 +132,8 @@ void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t 
       return dispatch_rows_bulk<F>(a, config, stream);
     case GemvPipeline::flat:
       return dispatch_rows_flat<F>(a, config, stream);
+    case GemvPipeline::whole:
+      return dispatch_rows_whole<F>(a, config, stream);
     case GemvPipeline::none:
       return dispatch_rows_pipelined<F, GemvPipeline::none>(a, config, stream);
     case GemvPipeline::l2_prefetch:
