@@ -1,7 +1,7 @@
 // The batch-1 GEMV's whole-row variant for NF4 / NF4-DQ (device code; included by
 // gemv_dispatch.cuh): each warp of a resident grid takes units of two rows (SwiGLU's gate and up
 // row of an output, or two consecutive rows), each lane loads its whole share of both rows at
-// once, J chunks a row, and the next unit's into a second register buffer while it dots this one.
+// once, J chunks a row, and refills each chunk's registers with the next unit's as it dots it.
 // Rows, x staging, the dot and the epilogue are gemv_kernel.cuh's; each lane adds the chunks of a
 // row the row-group kernel's lane adds, in the same order, and the warp reduces them in the same
 // tree, so the results are the same bit for bit.
@@ -95,34 +95,40 @@ struct WholeUnit {
   uint4 tail_w;
   float2 tail_raw;
 
+  // Step j of row r.
+  __device__ void load_step(int j, int r, const WholeRows& rows, int lane, int chunks, int cols) {
+    // Only the last step can run past the row's end (J is the row's step count): a lane there
+    // loads the last chunk again, which the warp reads in the same request anyway.
+    const int c = (j + 1 < J) ? lane + 32 * j : min(lane + 32 * j, chunks - 1);
+    w[j][r] = ld_stream(whole_chunk<F>(rows.seg[r], rows.local[r], cols, c));
+    raw[j][r] = F::raw(rows.seg[r], rows.local[r], cols, c);
+  }
+  __device__ void load_tail(const WholeRows& rows, int lane, int cols) {
+    const bool second = lane >= 16;
+    const GemvSegment s = select_segment(second, rows.seg[0], rows.seg[1]);
+    const int local = second ? rows.local[1] : rows.local[0];
+    const int c = 32 * (J - 1) + (lane & 15);
+    tail_w = ld_stream(whole_chunk<F>(s, local, cols, c));
+    tail_raw = F::raw(s, local, cols, c);
+  }
   __device__ void load(const WholeRows& rows, int lane, int chunks, int cols) {
 #pragma unroll
     for (int j = 0; j < kBoth; ++j) {
-      // Only the last step can run past the row's end (J is the row's step count): a lane there
-      // loads the last chunk again, which the warp reads in the same request anyway.
-      const int c = (j + 1 < J) ? lane + 32 * j : min(lane + 32 * j, chunks - 1);
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        w[j][r] = ld_stream(whole_chunk<F>(rows.seg[r], rows.local[r], cols, c));
-        raw[j][r] = F::raw(rows.seg[r], rows.local[r], cols, c);
-      }
+      for (int r = 0; r < 2; ++r) load_step(j, r, rows, lane, chunks, cols);
     }
-    if constexpr (Paired) {
-      const bool second = lane >= 16;
-      const GemvSegment s = select_segment(second, rows.seg[0], rows.seg[1]);
-      const int local = second ? rows.local[1] : rows.local[0];
-      const int c = 32 * (J - 1) + (lane & 15);
-      tail_w = ld_stream(whole_chunk<F>(s, local, cols, c));
-      tail_raw = F::raw(s, local, cols, c);
-    }
+    if constexpr (Paired) load_tail(rows, lane, cols);
   }
 };
 
 // The unit's two row sums, dotted, reduced over the warp and written (lane r writes row r; with
-// SwiGLU lane 0 writes the output).
+// SwiGLU lane 0 writes the output). As each dot takes its chunk, the unit's registers are refilled
+// with the same chunk of the next unit (`next`, when `refill`): every load then has a unit's dots
+// to arrive, as with a second buffer, in half the registers.
 template <class F, int J, bool Paired, int V>
 __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const WholeRows& rows,
-                                             const WholeUnit<F, J, Paired>& u, int chunks,
+                                             WholeUnit<F, J, Paired>& u, bool refill,
+                                             const WholeRows& next, int chunks,
                                              const unsigned char* smem, int lane) {
   float acc[2] = {0.0f, 0.0f};
 #pragma unroll
@@ -135,7 +141,9 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const float sc = F::scale(u.raw[j][r], rows.seg[r], smem);
-      const float d = F::dot(u.w[j][r], xc, rot, smem, lane);
+      const uint4 w = u.w[j][r];
+      if (refill) u.load_step(j, r, next, lane, chunks, a.cols);
+      const float d = F::dot(w, xc, rot, smem, lane);
       if (in_row) acc[r] = fmaf(sc, d, acc[r]);
     }
   }
@@ -145,7 +153,9 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
     const int rot = (c * V / 8) & (V - 1);
     const float sc =
         F::scale(u.tail_raw, select_segment(lane >= 16, rows.seg[0], rows.seg[1]), smem);
-    const float d = F::dot(u.tail_w, xc, rot, smem, lane);
+    const uint4 w = u.tail_w;
+    if (refill) u.load_tail(next, lane, a.cols);
+    const float d = F::dot(w, xc, rot, smem, lane);
     const float sc_second = __shfl_xor_sync(0xffffffffu, sc, 16);
     const float d_second = __shfl_xor_sync(0xffffffffu, d, 16);
     if (lane < 16) {
@@ -171,10 +181,10 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
   }
 }
 
-// Both buffers of four steps take 168–218 registers a thread (NF4, NF4-DQ), one block an SM: asked
-// for two blocks, ptxas spills (8–16 bytes a thread in NF4, 136–208 in NF4-DQ).
+// Two blocks an SM, 16 warps, as the tuned NF4 kernels of the other variants run. (With a second
+// buffer instead of the refill, four steps took 168–218 registers a thread: one block an SM.)
 template <class F, int J, bool Paired>
-__global__ void __launch_bounds__(kGemvThreads) gemv_whole_kernel(const GemvArgs a) {
+__global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvArgs a) {
   static_assert(std::is_same_v<Acc<F>, float>, "the whole-row variant sums in FP32");
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int V = F::kElems * x_bytes<F>() / 16;  // 16-byte units of x per weight chunk
@@ -187,29 +197,19 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_whole_kernel(const GemvArgs
 
   // The first unit is loaded before waiting (PDL) and staging x, as in the row-group kernel.
   int unit = static_cast<int>(blockIdx.x) * kGemvWarps + warp;
-  WholeUnit<F, J, Paired> even, odd;
-  WholeRows even_rows = whole_rows(a, min(unit, units - 1), total);
-  if (unit < units) even.load(even_rows, lane, chunks, a.cols);
+  WholeUnit<F, J, Paired> u;
+  WholeRows rows = whole_rows(a, min(unit, units - 1), total);
+  if (unit < units) u.load(rows, lane, chunks, a.cols);
   F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
   pdl_wait();
   pdl_trigger();
   stage<F, V>(a, smem);
 
-  // Units alternate between the two buffers, so neither is ever copied.
-  for (; unit < units; unit += 2 * stride) {
-    const int next = unit + stride;
-    WholeRows odd_rows = even_rows;
-    if (next < units) {
-      odd_rows = whole_rows(a, next, total);
-      odd.load(odd_rows, lane, chunks, a.cols);
-    }
-    whole_finish<F, J, Paired, V>(a, unit, even_rows, even, chunks, smem, lane);
-    if (next >= units) break;
-    if (next + stride < units) {
-      even_rows = whole_rows(a, next + stride, total);
-      even.load(even_rows, lane, chunks, a.cols);
-    }
-    whole_finish<F, J, Paired, V>(a, next, odd_rows, odd, chunks, smem, lane);
+  for (; unit < units; unit += stride) {
+    const bool more = unit + stride < units;
+    const WholeRows next = whole_rows(a, more ? unit + stride : unit, total);
+    whole_finish<F, J, Paired, V>(a, unit, rows, u, more, next, chunks, smem, lane);
+    rows = next;
   }
 }
 
