@@ -97,6 +97,7 @@ std::string gemv_config_name(const GemvConfig& config) {
   if (config.pipeline == GemvPipeline::bulk) name += "-bulk";
   if (config.pipeline == GemvPipeline::flat) name += "-flat";
   if (config.pipeline == GemvPipeline::whole) name += "-whole";
+  if (config.pipeline == GemvPipeline::stream) name += "-stream";
   if (config.unroll != 4) name += "-u" + std::to_string(config.unroll);
   if (config.pdl) name += "+pdl";
   return name;
@@ -112,7 +113,7 @@ GemvConfig parse_gemv_config(std::string_view name) {
   const auto bad = [name](std::string_view what) {
     fail(
         "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf, -dbuf, -bulk, "
-        "-flat or -whole, -u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
+        "-flat, -whole or -stream, -u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
         name, what);
   };
   GemvConfig c;
@@ -144,6 +145,8 @@ GemvConfig parse_gemv_config(std::string_view name) {
     c.pipeline = GemvPipeline::flat;
   } else if (take("-whole")) {
     c.pipeline = GemvPipeline::whole;
+  } else if (take("-stream")) {
+    c.pipeline = GemvPipeline::stream;
   }
   // Longest first: "-u16" also starts with "-u1".
   if (take("-u16")) {
@@ -227,11 +230,17 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   }
   // The whole-row variant (gemv_whole_kernel.cuh) for NF4 and NF4-DQ, whose dot is bound by
   // instructions: two rows a unit, where a row is 1, 2 or 4 steps of 32 chunks (every preset's
-  // hidden size: 896, 1,536, 2,048 and 3,584 features).
+  // hidden size: 896, 1,536, 2,048 and 3,584 features); past 4 steps, the streaming variant
+  // (gemv_stream_kernel.cuh).
   if (args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq) {
-    if (gemv_whole_steps(args.cols / vector_width(args.format)) > 0) {
-      GemvConfig c{2, true};
+    const int chunks = args.cols / vector_width(args.format);
+    GemvConfig c{2, true};
+    if (gemv_whole_steps(chunks) > 0) {
       c.pipeline = GemvPipeline::whole;
+      out.push_back(c);
+    } else if (chunks > 32 * kGemvWholeMaxSteps) {
+      // The streaming variant where rows are longer: every preset's down_proj.
+      c.pipeline = GemvPipeline::stream;
       out.push_back(c);
     }
   }

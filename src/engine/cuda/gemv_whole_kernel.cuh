@@ -85,6 +85,30 @@ __device__ __forceinline__ const unsigned char* whole_chunk(const GemvSegment& s
           static_cast<int64_t>(c) * 16);
 }
 
+// A unit's two row sums, reduced over the warp and written: lane r writes row r; with SwiGLU
+// lane 0 writes the output.
+template <class F>
+__device__ __forceinline__ void write_unit(const GemvArgs& a, int unit, const WholeRows& rows,
+                                           const float (&acc)[2], const unsigned char* smem,
+                                           int lane) {
+  const typename RowLoadsOf<F>::type none{};
+  const float first = warp_sum(acc[0]);
+  const float second = warp_sum(acc[1]);
+  if (a.swiglu) {
+    if (lane == 0 && rows.valid[0]) {
+      write_swiglu<F>(a, unit, finish_row<F>(a, rows.seg[0], rows.local[0], first, smem, none),
+                      finish_row<F>(a, rows.seg[1], rows.local[1], second, smem, none));
+    }
+    return;
+  }
+  if (lane == 0 && rows.valid[0]) {
+    write_row(a, 2 * unit, finish_row<F>(a, rows.seg[0], rows.local[0], first, smem, none));
+  }
+  if (lane == 1 && rows.valid[1]) {
+    write_row(a, 2 * unit + 1, finish_row<F>(a, rows.seg[1], rows.local[1], second, smem, none));
+  }
+}
+
 // One lane's weights and raw chunk scales of a unit: chunks lane + 32·j of both rows for the
 // steps both rows fill, and the paired tail's one chunk (Paired).
 template <class F, int J, bool Paired>
@@ -121,10 +145,9 @@ struct WholeUnit {
   }
 };
 
-// The unit's two row sums, dotted, reduced over the warp and written (lane r writes row r; with
-// SwiGLU lane 0 writes the output). As each dot takes its chunk, the unit's registers are refilled
-// with the same chunk of the next unit (`next`, when `refill`): every load then has a unit's dots
-// to arrive, as with a second buffer, in half the registers.
+// The unit's two row sums, dotted and written (write_unit). As each dot takes its chunk, the unit's
+// registers are refilled with the same chunk of the next unit (`next`, when `refill`): every load
+// then has a unit's dots to arrive, as with a second buffer, in half the registers.
 template <class F, int J, bool Paired, int V>
 __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const WholeRows& rows,
                                              WholeUnit<F, J, Paired>& u, bool refill,
@@ -163,26 +186,13 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
       acc[1] = fmaf(sc_second, d_second, acc[1]);
     }
   }
-  const typename RowLoadsOf<F>::type none{};
-  const float first = warp_sum(acc[0]);
-  const float second = warp_sum(acc[1]);
-  if (a.swiglu) {
-    if (lane == 0 && rows.valid[0]) {
-      write_swiglu<F>(a, unit, finish_row<F>(a, rows.seg[0], rows.local[0], first, smem, none),
-                      finish_row<F>(a, rows.seg[1], rows.local[1], second, smem, none));
-    }
-    return;
-  }
-  if (lane == 0 && rows.valid[0]) {
-    write_row(a, 2 * unit, finish_row<F>(a, rows.seg[0], rows.local[0], first, smem, none));
-  }
-  if (lane == 1 && rows.valid[1]) {
-    write_row(a, 2 * unit + 1, finish_row<F>(a, rows.seg[1], rows.local[1], second, smem, none));
-  }
+  write_unit<F>(a, unit, rows, acc, smem, lane);
 }
 
-// Two blocks an SM, 16 warps, as the tuned NF4 kernels of the other variants run. (With a second
-// buffer instead of the refill, four steps took 168–218 registers a thread: one block an SM.)
+// Two blocks an SM, 16 warps, as the tuned NF4 kernels of the other variants run: at most 128
+// registers, which four steps with the paired tail (3,584 features) fit without spilling; four
+// full steps (4,096) spill 16–32 bytes a thread. (With a second buffer instead of the refill,
+// four steps took 168–218 registers: one block an SM.)
 template <class F, int J, bool Paired>
 __global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvArgs a) {
   static_assert(std::is_same_v<Acc<F>, float>, "the whole-row variant sums in FP32");
