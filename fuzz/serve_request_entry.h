@@ -26,7 +26,26 @@ inline int& connect_errno() {
   return e;
 }
 
+// connect(), 0 or its errno. libFuzzer's timers send signals, so a call can return EINTR while the
+// connection goes on being made: poll() then says when it is done, and SO_ERROR how it ended. (A
+// probe's connect interrupted so was once reported as the server no longer answering.)
+inline int connect_through_signals(int sock, const sockaddr_in& addr) {
+  if (::connect(sock, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) == 0) return 0;
+  if (errno != EINTR) return errno;
+  pollfd p{sock, POLLOUT, 0};
+  int ready = 0;
+  do {
+    ready = ::poll(&p, 1, 10000);
+  } while (ready < 0 && errno == EINTR);
+  if (ready <= 0) return ready == 0 ? ETIMEDOUT : errno;
+  int err = 0;
+  socklen_t len = sizeof(err);
+  if (::getsockopt(sock, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
+  return err;
+}
+
 // Sends `bytes` to 127.0.0.1:port, closes the write side, returns what came back (bounded wait).
+// A send or receive a signal interrupts is tried again.
 inline std::string exchange(int port, std::span<const uint8_t> bytes) {
   const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -38,13 +57,12 @@ inline std::string exchange(int port, std::span<const uint8_t> bytes) {
   const linger abort_on_close{1, 0};
   ::setsockopt(sock, SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof(abort_on_close));
   std::string got;
-  if (::connect(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    connect_errno() = errno;
-  } else {
-    connect_errno() = 0;
+  connect_errno() = connect_through_signals(sock, addr);
+  if (connect_errno() == 0) {
     size_t sent = 0;
     while (sent < bytes.size()) {
       const ssize_t n = ::send(sock, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       sent += static_cast<size_t>(n);
     }
@@ -57,6 +75,7 @@ inline std::string exchange(int port, std::span<const uint8_t> bytes) {
       }
       char buf[4096];
       const ssize_t n = ::recv(sock, buf, sizeof(buf), 0);
+      if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       got.append(buf, static_cast<size_t>(n));
     }
