@@ -238,7 +238,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
     if (gemv_whole_steps(chunks) > 0) {
       c.pipeline = GemvPipeline::whole;
       out.push_back(c);
-    } else if (chunks > 32 * kGemvWholeMaxSteps) {
+    } else if (gemv_streams_rows(chunks)) {
       // The streaming variant where rows are longer: every preset's down_proj.
       c.pipeline = GemvPipeline::stream;
       out.push_back(c);

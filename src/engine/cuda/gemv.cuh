@@ -78,6 +78,12 @@ constexpr int gemv_whole_steps(int chunks) {
   return chunks > 0 && (steps == 1 || steps == 2 || steps == kGemvWholeMaxSteps) ? steps : 0;
 }
 
+// Whether the streaming variant takes rows of `chunks` 16-byte chunks: past the whole-row
+// variant's kGemvWholeMaxSteps steps.
+constexpr bool gemv_streams_rows(int chunks) {
+  return chunks > 32 * kGemvWholeMaxSteps;
+}
+
 inline constexpr int kGemvBlockWarps = 8;  // warps per block of every decode GEMV kernel
 inline constexpr int kGemvBulkStages = 4;  // ring stages per warp of the bulk-copy variant
 

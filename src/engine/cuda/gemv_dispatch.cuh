@@ -15,6 +15,7 @@
 #include "engine/cuda/gemv_flat_kernel.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
 #include "engine/cuda/gemv_stream_kernel.cuh"
+#include "engine/cuda/gemv_unit_schedule.h"
 #include "engine/cuda/gemv_whole_kernel.cuh"
 
 namespace ec::engine::cuda::detail {
@@ -110,7 +111,7 @@ void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream
   if constexpr (F::kBitsPerWeight == 4 && std::is_same_v<Acc<F>, float>) {
     const int chunks = a.cols / F::kElems;
     const int steps = gemv_whole_steps(chunks);
-    const bool paired = chunks % 32 == 16;
+    const bool paired = whole_paired(chunks);
     if (config.rows_per_warp != 2 || config.unroll != kGemvUnroll || steps == 0) {
       cuda_invalid("gemv: the whole-row variant takes two rows a unit and rows of 1, 2 or 4 steps");
     }
@@ -134,7 +135,7 @@ void dispatch_rows_stream(const GemvArgs& a, const GemvConfig& config, cudaStrea
   if constexpr (F::kBitsPerWeight == 4 && std::is_same_v<Acc<F>, float> &&
                 !requires { F::kHeldLoads; }) {
     if (config.rows_per_warp != 2 || config.unroll != kGemvUnroll ||
-        a.cols / F::kElems <= 32 * kGemvWholeMaxSteps) {
+        !gemv_streams_rows(a.cols / F::kElems)) {
       cuda_invalid("gemv: the streaming variant takes two rows a unit and rows past 128 chunks");
     }
     return launch_gemv_stream<F, kGemvStreamPassSteps>(a, config, stream);

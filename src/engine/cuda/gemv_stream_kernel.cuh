@@ -16,6 +16,7 @@
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
+#include "engine/cuda/gemv_unit_schedule.h"
 #include "engine/cuda/gemv_whole_kernel.cuh"
 #include "engine/cuda/pdl.cuh"
 
@@ -37,7 +38,7 @@ struct StreamPass {
   // Slot j of row r at pass p.
   __device__ void load_slot(int j, int r, const WholeRows& rows, int p, int lane, int chunks,
                             int cols) {
-    const int c = lane + 32 * (p * J + j);
+    const int c = stream_chunk(lane, p, j, J);
     if (c < chunks) {  // past the row's end the slot keeps what it had: never added
       w[j][r] = ld_stream(whole_chunk<F>(rows.seg[r], rows.local[r], cols, c));
       raw[j][r] = F::raw(rows.seg[r], rows.local[r], cols, c);
@@ -69,10 +70,10 @@ __device__ __forceinline__ void stream_pass(StreamPass<F, J>& pass, const WholeR
 #pragma unroll
   for (int j = 0; j < J; ++j) {
     const int k = p * J + j;
-    const bool in_row = lane + 32 * k < chunks;
+    const bool in_row = stream_in_row(lane, p, j, J, chunks);
     // Past the row's end: chunk lane's x, which is staged (a row has at least 32 chunks).
     const auto* xc = reinterpret_cast<const float4*>(x_lane + (in_row ? k : 0) * x_step);
-    const bool any_in_row = 32 * k < chunks;  // the same in every lane: skip a step wholly past
+    const bool any_in_row = stream_step_in_row(p, j, J, chunks);  // skip a step wholly past
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const float sc = F::scale(pass.raw[j][r], rows.seg[r], smem);
@@ -94,9 +95,9 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_stream_kernel(const Gemv
   const int warp = threadIdx.x >> 5;
   const int lane = threadIdx.x & 31;
   const int chunks = a.cols / F::kElems;
-  const int passes = (chunks + 32 * J - 1) / (32 * J);
+  const int passes = stream_passes(chunks, J);
   const int total = outputs(a);
-  const int units = whole_units(a, total);
+  const int units = unit_count(a.swiglu, total);
   const int stride = static_cast<int>(gridDim.x) * kGemvWarps;
 
   // The first pass is loaded before waiting (PDL) and staging x, as in the row-group kernel.

@@ -15,6 +15,7 @@
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
+#include "engine/cuda/gemv_unit_schedule.h"
 #include "engine/cuda/pdl.cuh"
 
 namespace ec::engine::cuda::detail {
@@ -44,13 +45,14 @@ __device__ __forceinline__ WholeRows whole_rows(const GemvArgs& a, int unit, int
 #pragma unroll
   for (int j = 0; j < 2; ++j) {
     if (a.swiglu) {
-      rows.valid[j] = unit < total;
-      rows.local[j] = rows.valid[j] ? unit : total - 1;
+      const UnitRow r = unit_row(true, unit, j, total);
+      rows.valid[j] = r.valid;
+      rows.local[j] = r.row;
       rows.seg[j] = a.seg[j];
     } else {
-      const int row = 2 * unit + j;
-      rows.valid[j] = row < total;
-      rows.local[j] = rows.valid[j] ? row : total - 1;
+      const UnitRow r = unit_row(false, unit, j, total);
+      rows.valid[j] = r.valid;
+      rows.local[j] = r.row;
       rows.seg[j] = pick_segment(a, rows.local[j]);
     }
   }
@@ -69,11 +71,6 @@ __device__ __forceinline__ GemvSegment select_segment(bool second, const GemvSeg
   s.bias = second ? b.bias : a.bias;
   s.rows = second ? b.rows : a.rows;
   return s;
-}
-
-// Units of the arguments: outputs with SwiGLU, else pairs of rows.
-__device__ __forceinline__ int whole_units(const GemvArgs& a, int total) {
-  return a.swiglu ? total : (total + 1) / 2;
 }
 
 // The 16-byte chunk c of row `local` of segment s.
@@ -121,17 +118,15 @@ struct WholeUnit {
 
   // Step j of row r.
   __device__ void load_step(int j, int r, const WholeRows& rows, int lane, int chunks, int cols) {
-    // Only the last step can run past the row's end (J is the row's step count): a lane there
-    // loads the last chunk again, which the warp reads in the same request anyway.
-    const int c = (j + 1 < J) ? lane + 32 * j : min(lane + 32 * j, chunks - 1);
+    const int c = whole_chunk_index(lane, j, J, chunks);
     w[j][r] = ld_stream(whole_chunk<F>(rows.seg[r], rows.local[r], cols, c));
     raw[j][r] = F::raw(rows.seg[r], rows.local[r], cols, c);
   }
   __device__ void load_tail(const WholeRows& rows, int lane, int cols) {
-    const bool second = lane >= 16;
+    const bool second = paired_tail_row(lane) == 1;
     const GemvSegment s = select_segment(second, rows.seg[0], rows.seg[1]);
     const int local = second ? rows.local[1] : rows.local[0];
-    const int c = 32 * (J - 1) + (lane & 15);
+    const int c = paired_tail_chunk(lane, J);
     tail_w = ld_stream(whole_chunk<F>(s, local, cols, c));
     tail_raw = F::raw(s, local, cols, c);
   }
@@ -156,9 +151,8 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
   float acc[2] = {0.0f, 0.0f};
 #pragma unroll
   for (int j = 0; j < WholeUnit<F, J, Paired>::kBoth; ++j) {
-    const int c = lane + 32 * j;
-    const bool in_row = (j + 1 < J) || c < chunks;
-    const int cx = (j + 1 < J) ? c : min(c, chunks - 1);  // past the row: any staged x will do
+    const bool in_row = whole_adds(lane, j, J, chunks);
+    const int cx = whole_chunk_index(lane, j, J, chunks);  // past the row: any staged x will do
     const float4* xc = x_unit<F>(smem, cx * V);
     const int rot = (cx * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
 #pragma unroll
@@ -171,11 +165,11 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
     }
   }
   if constexpr (Paired) {
-    const int c = 32 * (J - 1) + (lane & 15);
+    const int c = paired_tail_chunk(lane, J);
     const float4* xc = x_unit<F>(smem, c * V);
     const int rot = (c * V / 8) & (V - 1);
-    const float sc =
-        F::scale(u.tail_raw, select_segment(lane >= 16, rows.seg[0], rows.seg[1]), smem);
+    const float sc = F::scale(
+        u.tail_raw, select_segment(paired_tail_row(lane) == 1, rows.seg[0], rows.seg[1]), smem);
     const uint4 w = u.tail_w;
     if (refill) u.load_tail(next, lane, a.cols);
     const float d = F::dot(w, xc, rot, smem, lane);
@@ -202,7 +196,7 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvA
   const int lane = threadIdx.x & 31;
   const int chunks = a.cols / F::kElems;
   const int total = outputs(a);
-  const int units = whole_units(a, total);
+  const int units = unit_count(a.swiglu, total);
   const int stride = static_cast<int>(gridDim.x) * kGemvWarps;
 
   // The first unit is loaded before waiting (PDL) and staging x, as in the row-group kernel.

@@ -1,0 +1,85 @@
+// Which chunks of which rows each lane loads and adds in the whole-row and streaming GEMV variants
+// (gemv_whole_kernel.cuh, gemv_stream_kernel.cuh): plain arithmetic, callable from the kernels
+// and from host tests, which check it against the row-group kernel's order without a GPU.
+#pragma once
+
+#if defined(__CUDACC__)
+#define EC_GEMV_SCHEDULE __host__ __device__ __forceinline__
+#else
+#define EC_GEMV_SCHEDULE inline
+#endif
+
+namespace ec::engine::cuda::detail {
+
+// Why one place: both variants are the row-group kernel's sums bit for bit only if lane l adds
+// chunks l, l + 32, l + 64, ... of each row, each once, in ascending order, and loads nothing past
+// the row. These functions are that contract; tests/engine_cuda/gemv_unit_schedule_test.cpp
+// replays every lane of a warp through them for every row width the variants accept.
+
+// A unit is two rows: SwiGLU's gate and up row of output `unit`, or rows 2·unit and 2·unit + 1.
+EC_GEMV_SCHEDULE int unit_count(bool swiglu, int total) {
+  return swiglu ? total : (total + 1) / 2;
+}
+
+// Row j (0 or 1) of a unit: the output (SwiGLU) or row it takes, and whether it exists. Past the
+// last row a unit repeats the last one, loaded and never written.
+struct UnitRow {
+  int row;
+  bool valid;
+};
+EC_GEMV_SCHEDULE UnitRow unit_row(bool swiglu, int unit, int j, int total) {
+  const int row = swiglu ? unit : 2 * unit + j;
+  const bool valid = row < total;
+  return UnitRow{valid ? row : total - 1, valid};
+}
+
+// Whole-row variant, rows of `steps` steps of 32 chunks (every step but the last full).
+
+// Whether a row of more than one step ends half-way through its last step, so that the unit's two
+// rows share it: lanes 0-15 take it for row 0, lanes 16-31 for row 1 (3,584 and 1,536 features
+// in NF4).
+EC_GEMV_SCHEDULE bool whole_paired(int chunks) {
+  return chunks > 32 && chunks % 32 == 16;
+}
+
+// The chunk lane `lane` loads at step j of a row, and the x it dots it with: only the last step can
+// run past the row, where a lane loads the row's last chunk again (the warp reads it in the same
+// request anyway) and adds nothing.
+EC_GEMV_SCHEDULE int whole_chunk_index(int lane, int j, int steps, int chunks) {
+  const int c = lane + 32 * j;
+  return (j + 1 < steps || c < chunks) ? c : chunks - 1;
+}
+EC_GEMV_SCHEDULE bool whole_adds(int lane, int j, int steps, int chunks) {
+  return j + 1 < steps || lane + 32 * j < chunks;
+}
+
+// The paired last step: the chunk lane `lane` loads, and which of the unit's rows it is of. Lane
+// l + 16 hands its dot and scale to lane l, which adds both (row 0's, then row 1's).
+EC_GEMV_SCHEDULE int paired_tail_chunk(int lane, int steps) {
+  return 32 * (steps - 1) + (lane & 15);
+}
+EC_GEMV_SCHEDULE int paired_tail_row(int lane) {
+  return lane >= 16 ? 1 : 0;
+}
+
+// Streaming variant, rows of more than 4 steps, in passes of J steps.
+
+EC_GEMV_SCHEDULE int stream_passes(int chunks, int J) {
+  return (chunks + 32 * J - 1) / (32 * J);
+}
+
+// Slot j of pass p of lane `lane`: the chunk it is, whether the lane loads and adds it (the last
+// pass can run past the row), and whether any lane does (a step wholly past the row is skipped).
+EC_GEMV_SCHEDULE int stream_chunk(int lane, int p, int j, int J) {
+  return lane + 32 * (p * J + j);
+}
+EC_GEMV_SCHEDULE bool stream_in_row(int lane, int p, int j, int J, int chunks) {
+  return stream_chunk(lane, p, j, J) < chunks;
+}
+EC_GEMV_SCHEDULE bool stream_step_in_row(int p, int j, int J, int chunks) {
+  return stream_in_row(0, p, j, J, chunks);
+}
+
+}  // namespace ec::engine::cuda::detail
+
+#undef EC_GEMV_SCHEDULE

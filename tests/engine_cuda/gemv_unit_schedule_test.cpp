@@ -1,0 +1,177 @@
+// The whole-row and streaming GEMV variants' lane schedule (no GPU needed): every lane of a warp,
+// replayed through the functions the kernels call, adds the chunks the row-group kernel's lane adds
+// (l, l + 32, l + 64, ... of each row, each once, in ascending order), dots each with its own x,
+// loads nothing past the row, and the units of a launch write every output once.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/cuda/gemv.cuh"
+#include "engine/cuda/gemv_unit_schedule.h"
+
+namespace ec::engine::cuda::detail {
+namespace {
+
+constexpr int kLanes = 32;
+
+// What one lane adds to one row's sum, in order: the weight chunk and the x chunk of each dot.
+struct Added {
+  int weights;
+  int x;
+};
+struct LaneSums {
+  std::vector<Added> of[2][kLanes];  // [row of the unit][lane]
+};
+
+// The row-group kernel's lane `lane` adds chunks lane, lane + 32, ... of a row, in that order.
+std::vector<int> row_group_order(int lane, int chunks) {
+  std::vector<int> order;
+  for (int c = lane; c < chunks; c += kLanes) order.push_back(c);
+  return order;
+}
+
+// Checks every lane's additions against the row-group kernel's; `what` names the case.
+void expect_row_group_order(const LaneSums& sums, int chunks, const std::string& what) {
+  for (int r = 0; r < 2; ++r) {
+    for (int lane = 0; lane < kLanes; ++lane) {
+      std::vector<int> weights;
+      for (const Added& a : sums.of[r][lane]) {
+        EXPECT_EQ(a.x, a.weights) << what << ": row " << r << " lane " << lane << " dots chunk "
+                                  << a.weights << " with x of chunk " << a.x;
+        weights.push_back(a.weights);
+      }
+      EXPECT_EQ(weights, row_group_order(lane, chunks))
+          << what << ": row " << r << " lane " << lane;
+    }
+  }
+}
+
+// Replays gemv_whole_kernel's whole_finish for one unit of rows of `chunks` chunks.
+LaneSums replay_whole(int chunks, const std::string& what) {
+  LaneSums sums;
+  const int steps = gemv_whole_steps(chunks);
+  const bool paired = whole_paired(chunks);
+  const int both = paired ? steps - 1 : steps;  // steps that each lane takes for both rows
+  for (int lane = 0; lane < kLanes; ++lane) {
+    for (int j = 0; j < both; ++j) {
+      const int c = whole_chunk_index(lane, j, steps, chunks);  // loaded, and its x read
+      EXPECT_TRUE(c >= 0 && c < chunks)
+          << what << ": lane " << lane << " step " << j << " loads chunk " << c;
+      for (int r = 0; r < 2; ++r) {
+        if (whole_adds(lane, j, steps, chunks)) sums.of[r][lane].push_back({c, c});
+      }
+    }
+  }
+  if (paired) {
+    // Each lane dots its own tail chunk; lane l < 16 adds its own and then lane l + 16's.
+    for (int lane = 0; lane < kLanes; ++lane) {
+      const int c = paired_tail_chunk(lane, steps);
+      EXPECT_TRUE(c >= 0 && c < chunks) << what << ": lane " << lane << " loads tail " << c;
+      EXPECT_EQ(paired_tail_row(lane), lane < 16 ? 0 : 1) << what;
+    }
+    for (int lane = 0; lane < 16; ++lane) {
+      const int partner = lane ^ 16;
+      const int own = paired_tail_chunk(lane, steps);
+      const int handed = paired_tail_chunk(partner, steps);
+      sums.of[paired_tail_row(lane)][lane].push_back({own, own});
+      sums.of[paired_tail_row(partner)][lane].push_back({handed, handed});
+    }
+  }
+  return sums;
+}
+
+// Replays gemv_stream_kernel's passes for one unit of rows of `chunks` chunks, J steps a pass.
+LaneSums replay_stream(int chunks, int J, const std::string& what) {
+  LaneSums sums;
+  const int passes = stream_passes(chunks, J);
+  EXPECT_GE(passes * J * kLanes, chunks) << what << ": passes cover the row";
+  EXPECT_LT((passes - 1) * J * kLanes, chunks) << what << ": no pass wholly past the row";
+  for (int lane = 0; lane < kLanes; ++lane) {
+    for (int p = 0; p < passes; ++p) {
+      for (int j = 0; j < J; ++j) {
+        const int c = stream_chunk(lane, p, j, J);
+        const bool in_row = stream_in_row(lane, p, j, J, chunks);
+        const bool dotted = stream_step_in_row(p, j, J, chunks);
+        EXPECT_EQ(in_row, c < chunks) << what << ": lane " << lane << " loads only in the row";
+        if (in_row) {
+          EXPECT_TRUE(dotted) << what << ": lane " << lane << " adds chunk " << c
+                              << " of a step the warp skips";
+        }
+        // Past the row the lane reads its first chunk's x, which is staged; it adds nothing.
+        const int x = in_row ? c : lane;
+        EXPECT_LT(x, chunks) << what;
+        for (int r = 0; r < 2; ++r) {
+          if (dotted && in_row) sums.of[r][lane].push_back({c, x});
+        }
+      }
+    }
+  }
+  return sums;
+}
+
+TEST(GemvUnitSchedule, WholeRowLanesAddTheRowGroupKernelsChunksInOrder) {
+  int widths = 0, paired = 0;
+  for (int chunks = 1; chunks <= 32 * kGemvWholeMaxSteps; ++chunks) {
+    if (gemv_whole_steps(chunks) == 0) continue;
+    const std::string what = "whole-row, " + std::to_string(chunks) + " chunks";
+    expect_row_group_order(replay_whole(chunks, what), chunks, what);
+    ++widths;
+    paired += whole_paired(chunks) ? 1 : 0;
+  }
+  EXPECT_EQ(widths, 32 + 32 + 32);  // rows of 1, 2 and 4 steps
+  EXPECT_EQ(paired, 2);             // 48 and 112 chunks: 1,536 and 3,584 NF4 features
+}
+
+TEST(GemvUnitSchedule, StreamingLanesAddTheRowGroupKernelsChunksInOrder) {
+  int widths = 0;
+  // Every width past the whole-row variant's steps up to beyond qwen2-7b's down_proj (592 chunks).
+  for (int chunks = 1; chunks <= 700; ++chunks) {
+    if (!gemv_streams_rows(chunks)) continue;
+    for (int J : {1, 2, kGemvStreamPassSteps, 4}) {
+      const std::string what =
+          "streaming, " + std::to_string(chunks) + " chunks, passes of " + std::to_string(J);
+      expect_row_group_order(replay_stream(chunks, J, what), chunks, what);
+    }
+    ++widths;
+  }
+  EXPECT_EQ(widths, 700 - 32 * kGemvWholeMaxSteps);
+}
+
+// Whole-row where a row is 1, 2 or 4 steps, streaming past 4; rows of 3 steps have neither.
+TEST(GemvUnitSchedule, EveryWidthHasAtMostOneOfTheTwoVariants) {
+  for (int chunks = 1; chunks <= 1200; ++chunks) {
+    const int steps = (chunks + 31) / 32;
+    EXPECT_EQ(gemv_whole_steps(chunks) > 0, steps == 1 || steps == 2 || steps == 4) << chunks;
+    EXPECT_EQ(gemv_streams_rows(chunks), steps > 4) << chunks;
+  }
+}
+
+// The units of a launch write each output (SwiGLU) or row once, and a unit's rows past the last
+// one repeat the last (loaded, never written).
+TEST(GemvUnitSchedule, UnitsWriteEveryOutputOnce) {
+  for (bool swiglu : {false, true}) {
+    for (int total = 1; total <= 67; ++total) {
+      std::vector<int> written(total, 0);
+      const int units = unit_count(swiglu, total);
+      for (int unit = 0; unit < units; ++unit) {
+        for (int j = 0; j < 2; ++j) {
+          const UnitRow row = unit_row(swiglu, unit, j, total);
+          ASSERT_TRUE(row.row >= 0 && row.row < total) << total << " unit " << unit;
+          // With SwiGLU both rows are output `unit`'s (gate, up), written once by row 0.
+          const bool writes = swiglu ? (j == 0 && row.valid) : row.valid;
+          if (writes) ++written[row.row];
+          if (!row.valid) {
+            EXPECT_EQ(row.row, total - 1) << total << " unit " << unit;
+          }
+        }
+      }
+      for (int o = 0; o < total; ++o) {
+        EXPECT_EQ(written[o], 1) << (swiglu ? "swiglu " : "") << total << " outputs, output " << o;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ec::engine::cuda::detail
