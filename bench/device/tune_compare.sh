@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Whether a tune pays in decode, in one command of at most 10 minutes on the GPU machine:
+#   tests    the CUDA GEMV variants against their CPU twins and each other (test_engine_cuda);
+#   kernels  each GEMV role's variants alone (bench_kernels, µs per call) for the formats tuned;
+#   tune     `ecocompute tune` of each model × precision into a copy of the table ($OUT/tuned.json),
+#            starting from the copy's entries, as the tuner does;
+#   turns    bench_decode with the table before and with the tuned copy, in processes that take
+#            turns (bench/decode_turns.py): tok/s of every process, × FP16, J/1k tok, variants.
+# then the turns' table (also $OUT/summary.md). A tuned copy goes into data/tuning/ only where its
+# processes decode faster than the table's, their ranges apart (data/tuning/README.md).
+#   bench/device/tune_compare.sh [BUILD_DIR]
+#   MODELS=qwen2-7b PRECISIONS=NF4,NF4-DQ TURNS=2 TABLE=data/tuning/<gpu>.json
+#   STAGES="tests kernels tune turns"
+# Budget on an H200: tests ≈ 60 s, kernels ≈ 20 s a model, tune ≈ 10 s a model and precision,
+# turns ≈ 30 s a 7B process of three formats. Each stage has its own timeout.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+B=$(cd "${1:-build/static}" && pwd)
+EC="$B/bin/ecocompute"
+BENCH="$B/bench"
+OUT=${OUT:-$PWD/out}
+STAGES=${STAGES:-"tests kernels tune turns"}
+MODELS=${MODELS:-qwen2-7b}
+PRECISIONS=${PRECISIONS:-NF4,NF4-DQ}
+TURNS=${TURNS:-2}
+TABLE=${TABLE:-$(ls "$HERE"/../../data/tuning/*.json | head -1)}
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export EC_NO_PROGRESS=1
+mkdir -p "$OUT"
+T0=$(date +%s)
+elapsed() { echo $(($(date +%s) - T0)); }
+# bench_kernels' format names for the precisions: lower case, LLM.int8() as int8-llm.
+kernel_formats() {
+  local out=() p
+  for p in ${1//,/ }; do
+    p=$(echo "$p" | tr 'A-Z' 'a-z')
+    [ "$p" = int8 ] && p=int8-llm
+    out+=("$p")
+  done
+  (IFS=,; echo "${out[*]}")
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+  --format=csv >"$OUT/smi.txt" 2>&1
+echo "table before: $TABLE ($(sha256sum "$TABLE" | cut -c1-12))" | tee "$OUT/table.txt"
+
+for stage in $STAGES; do
+  # Past the budget a stage is skipped, so that the summary still prints within 10 minutes.
+  if [ "$(elapsed)" -gt "${BUDGET_S:-520}" ]; then
+    echo "skipping $stage: $(elapsed) s spent"
+    continue
+  fi
+  case $stage in
+    tests)
+      timeout 150 "$B/tests/test_engine_cuda" --gtest_filter='*Gemv*' >"$OUT/tests.log" 2>&1
+      echo "test_engine_cuda (GEMV) exit $? at $(elapsed) s: $(grep -E '^\[  (PASSED|FAILED)  \]' "$OUT/tests.log" | tr '\n' ' ')"
+      ;;
+    kernels)
+      for m in ${MODELS//,/ }; do
+        timeout 120 "$BENCH/bench_kernels" --preset "$m" --formats "$(kernel_formats "$PRECISIONS")" \
+          --json "$OUT/kernels-$m.jsonl" >"$OUT/kernels-$m.md" 2>"$OUT/kernels-$m.err"
+        echo "bench_kernels $m exit $? at $(elapsed) s"
+      done
+      ;;
+    tune)
+      cp "$TABLE" "$OUT/tuned.json"
+      for m in ${MODELS//,/ }; do
+        timeout 200 "$EC" tune --model "$m" --precision "$PRECISIONS" --out "$OUT/tuned.json" \
+          --log >"$OUT/tune-$m.md" 2>"$OUT/tune-$m.err"
+        echo "tune $m exit $? at $(elapsed) s"
+      done
+      ;;
+    turns)
+      [ -f "$OUT/tuned.json" ] || { echo "turns: no tuned table (run the tune stage)"; continue; }
+      timeout 400 python3 "$HERE/../decode_turns.py" --bench "$BENCH/bench_decode" \
+        --turns "$TURNS" --json "$OUT/turns.jsonl" --log "$OUT/turns.log" \
+        --arm "before=--tuning-table $TABLE" --arm "tuned=--tuning-table $OUT/tuned.json" \
+        -- --models "$MODELS" --formats "FP16,$PRECISIONS" --tokens 256 >"$OUT/summary.md"
+      echo "turns exit $? at $(elapsed) s"
+      cat "$OUT/summary.md"
+      ;;
+  esac
+done
+echo "total $(elapsed) s"
