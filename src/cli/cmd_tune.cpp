@@ -80,16 +80,21 @@ void add_tune_command(CLI::App& app) {
 
     engine::TuningTable table;
     std::vector<engine::TuningEntry> entries;
+    std::vector<std::string> refused;
     for (const engine::Precision p : precisions) {
       options.precision = p;
       const auto t0 = std::chrono::steady_clock::now();
-      std::vector<engine::TuningEntry> e =
-          engine::tune_decode_kernels(weights, options, flags->settings, table);
+      engine::TuneOutcome o = engine::tune_decode_kernels(weights, options, flags->settings, table);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       fmt::print(stderr, "tune: {} {} in {:.1f} s: {:.1f} us per step\n", weights->config.name,
-                 engine::precision_name(p), seconds, e.empty() ? 0.0 : e.front().step_us);
-      entries.insert(entries.end(), e.begin(), e.end());
+                 engine::precision_name(p), seconds,
+                 o.entries.empty() ? 0.0 : o.entries.front().step_us);
+      entries.insert(entries.end(), o.entries.begin(), o.entries.end());
+      for (const std::string& r : o.refused) {
+        refused.push_back(
+            fmt::format("{} {} {}", weights->config.name, engine::precision_name(p), r));
+      }
     }
     const std::filesystem::path out = !flags->out.empty()
                                           ? std::filesystem::path(flags->out)
@@ -119,6 +124,13 @@ void add_tune_command(CLI::App& app) {
     }
     fmt::print("\ntable: {} ({} entries, sha256 {})\n", written.name, written.entries.size(),
                written.sha256);
+    // The table holds only variants whose outputs agreed; the refused ones are kernel bugs, which
+    // the exit status must not hide.
+    for (const std::string& r : refused) fmt::print(stderr, "tune: refused {}\n", r);
+    EC_CHECK(refused.empty(),
+             "tune: {} variant(s) gave other logits than the starting set's, bit for bit (a kernel "
+             "bug; test_engine_cuda compares every variant): {} was written without them",
+             refused.size(), written.name);
   });
 }
 

@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "core/error.h"
 
@@ -88,6 +92,23 @@ TunerChoice with_picks(TunerChoice base, const std::vector<std::optional<int>>& 
 
 }  // namespace
 
+std::string logits_difference(std::span<const float> want, std::span<const float> got) {
+  if (want.size() != got.size()) {
+    return fmt::format("{} logits where the starting set gives {}", got.size(), want.size());
+  }
+  size_t differ = 0, first = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (std::bit_cast<uint32_t>(want[i]) != std::bit_cast<uint32_t>(got[i])) {
+      if (differ++ == 0) first = i;
+    }
+  }
+  if (differ == 0) return "";
+  return fmt::format(
+      "{} of {} logits differ, the first at {}: {:.9g} where the starting set gives "
+      "{:.9g}",
+      differ, want.size(), first, got[first], want[first]);
+}
+
 TunerResult tune_decode(const std::vector<TunerRole>& roles, const TunerSettings& settings,
                         const TunerCallbacks& callbacks) {
   EC_CHECK(callbacks.time_steps != nullptr, "decode tuner: no timing function");
@@ -108,6 +129,7 @@ TunerResult tune_decode(const std::vector<TunerRole>& roles, const TunerSettings
   // 0.5-1 % in each of three roles is 2-3 % together, and the descent, judging one role at a time,
   // would keep none of them (Qwen2-7B FP16 on the H200: +1.6 % for three such variants together).
   std::vector<std::optional<int>> near_miss(n), best_chain(n);
+  std::vector<std::string> refused;
   for (size_t r = 0; r < n; ++r) {
     double near_ratio = 1.0;
     double chain_ratio = 1.0 + settings.margin;  // not clearly slower alone
@@ -115,9 +137,19 @@ TunerResult tune_decode(const std::vector<TunerRole>& roles, const TunerSettings
       if (c == choice[r]) continue;
       TunerChoice next = choice;
       next[r] = c;
-      const double ratio = d.try_candidate(
-          choice, next,
-          fmt::format("{} {}", roles[r].name, roles[r].candidates[static_cast<size_t>(c)]));
+      const std::string what =
+          fmt::format("{} {}", roles[r].name, roles[r].candidates[static_cast<size_t>(c)]);
+      if (callbacks.differs) {
+        // Checked once, in the descent: the later trials take only candidates it timed.
+        const std::string how = callbacks.differs(next);
+        if (!how.empty()) {
+          refused.push_back(fmt::format("{}: {}", what, how));
+          d.log(fmt::format("{}: refused, its outputs differ from the starting set's ({})", what,
+                            how));
+          continue;
+        }
+      }
+      const double ratio = d.try_candidate(choice, next, what);
       if (ratio <
           1.0 - settings.margin) {  // a new incumbent: earlier near misses were against the old
         near_miss[r].reset();
@@ -145,6 +177,7 @@ TunerResult tune_decode(const std::vector<TunerRole>& roles, const TunerSettings
   result.step_seconds = d.time(choice, settings.steps);
   result.choice = choice;
   result.timings = d.timings();
+  result.refused = std::move(refused);
   d.log(fmt::format("chosen: {} ({:.1f} us per step)", describe(roles, choice),
                     result.step_seconds * 1e6));
   return result;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,13 +37,24 @@ struct TunerCallbacks {
   // Seconds per decode step with `choice`, over `steps` steps.
   std::function<double(const TunerChoice& choice, int steps)> time_steps;
   std::function<void(std::string_view line)> log;  // one line per trial; may be empty
+  // How a decode step's outputs with `choice` differ from the starting set's; empty when they are
+  // the same bit for bit. Every variant of a format computes the same sums in the same order, so
+  // a difference is a kernel bug: the candidate is refused before it is timed, and a fast wrong
+  // kernel can never enter a table. May be empty (no check).
+  std::function<std::string(const TunerChoice& choice)> differs;
 };
 
 struct TunerResult {
   TunerChoice choice;
   double step_seconds = 0;  // one more timing of the chosen set
   int timings = 0;          // calls of time_steps, the tuning's cost
+  // "role variant: how its outputs differ", one per candidate `differs` refused, in trial order.
+  std::vector<std::string> refused;
 };
+
+// How `got` differs from `want` bit for bit ("3 of 151936 logits differ, the first at 17: 1.25
+// where the starting set gives 1.2500001"); empty when every value has the same bits (NaNs too).
+std::string logits_difference(std::span<const float> want, std::span<const float> got);
 
 // Throws ec::Error when a role has no candidates or chain_only does not match them.
 TunerResult tune_decode(const std::vector<TunerRole>& roles, const TunerSettings& settings,

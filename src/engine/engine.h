@@ -127,13 +127,22 @@ class Engine {
 std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> weights,
                                     const EngineOptions& options);
 
+// What a tune chose, and the candidates it refused.
+struct TuneOutcome {
+  std::vector<TuningEntry> entries;  // one per GEMV shape of the model
+  // "role variant: how its outputs differ": candidates whose decode step gave other logits than
+  // the starting set's, bit for bit (every variant of a format computes the same sums in the same
+  // order, so each is a kernel bug); never timed, never chosen.
+  std::vector<std::string> refused;
+};
+
 // Times the decode GEMV variants of `options.precision` on this GPU and returns the tuning table
 // entries they choose, one per GEMV shape of the model (`ecocompute tune`). CUDA only: ec::Error
 // for the CPU backend, whose kernels have no variants. `table_gpu` receives the GPU's name and
 // compute capability (the table's key).
-std::vector<TuningEntry> tune_decode_kernels(std::shared_ptr<const model::ModelWeights> weights,
-                                             const EngineOptions& options,
-                                             const TuneSettings& settings, TuningTable& table_gpu);
+TuneOutcome tune_decode_kernels(std::shared_ptr<const model::ModelWeights> weights,
+                                const EngineOptions& options, const TuneSettings& settings,
+                                TuningTable& table_gpu);
 
 // The weights' config, checked for what every backend needs: weights present, positive sizes,
 // query heads a multiple of the KV heads, one weight layer per config layer. ec::Error otherwise.

@@ -30,9 +30,9 @@ std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> w
   fail("make_engine: unknown backend {}", static_cast<int>(options.backend));
 }
 
-std::vector<TuningEntry> tune_decode_kernels(std::shared_ptr<const model::ModelWeights> weights,
-                                             const EngineOptions& options,
-                                             const TuneSettings& settings, TuningTable& table_gpu) {
+TuneOutcome tune_decode_kernels(std::shared_ptr<const model::ModelWeights> weights,
+                                const EngineOptions& options, const TuneSettings& settings,
+                                TuningTable& table_gpu) {
   EC_CHECK(weights != nullptr, "tune: no weights given");
   EC_CHECK(options.backend == Backend::cuda,
            "tune: the CPU backend has one kernel per format, nothing to tune (tune needs the CUDA "

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -106,6 +108,61 @@ TEST(DecodeTuner, TheSameTimingsGiveTheSameChoice) {
   EXPECT_EQ(ra.choice, rb.choice);
   EXPECT_EQ(a.seen, b.seen);  // and the same trials in the same order
   EXPECT_EQ(ra.choice, (TunerChoice{1, 2, 1}));
+}
+
+// A candidate whose decode step gives other outputs than the starting set's (a kernel bug) is
+// refused before it is timed, however fast it would be: never timed, never chosen, reported with
+// how its outputs differ. Each candidate is checked once; the others are tuned as without a check.
+TEST(DecodeTuner, CandidatesWhoseOutputsDifferAreRefusedUntimed) {
+  StepModel m;
+  // Role 0's candidate 2 would save 8 % but computes something else; its candidate 1 saves 3 %.
+  m.cost_us = {{100, 60, 10}, {100, 95, 90}};
+  m.chain_only = {{false, false, false}, {false, true, false}};
+  const TunerChoice wrong{2, 0};
+  std::vector<TunerChoice> checked;
+  TunerCallbacks cb;
+  cb.time_steps = [&m](const TunerChoice& c, int) { return m.time(c); };
+  cb.differs = [&](const TunerChoice& c) -> std::string {
+    checked.push_back(c);
+    return c[0] == 2 ? "12 of 151936 logits differ, first at 7" : "";
+  };
+  std::vector<std::string> log;
+  cb.log = [&log](std::string_view line) { log.emplace_back(line); };
+  const TunerResult r = tune_decode(roles_of(m), TunerSettings{}, cb);
+
+  EXPECT_EQ(r.choice, (TunerChoice{1, 0}));
+  for (const TunerChoice& c : m.seen) EXPECT_NE(c[0], 2) << "a refused candidate was timed";
+  EXPECT_EQ(r.refused,
+            (std::vector<std::string>{"role0 v2: 12 of 151936 logits differ, first at 7"}));
+  EXPECT_THAT(log, ::testing::Contains(::testing::HasSubstr("role0 v2: refused")));
+  // Once per candidate other than the starting one: two of role 0, two of role 1.
+  EXPECT_EQ(checked.size(), 4u);
+  EXPECT_EQ(std::count(checked.begin(), checked.end(), wrong), 1);
+
+  // With every candidate agreeing, the check changes nothing: the same trials, the same choice.
+  StepModel checked_model = m, unchecked_model = m;
+  checked_model.seen.clear();
+  unchecked_model.seen.clear();
+  TunerCallbacks all_agree;
+  all_agree.time_steps = [&](const TunerChoice& c, int) { return checked_model.time(c); };
+  all_agree.differs = [](const TunerChoice&) { return std::string(); };
+  const TunerResult with_check = tune_decode(roles_of(m), TunerSettings{}, all_agree);
+  const TunerResult without = tune(unchecked_model);
+  EXPECT_EQ(with_check.choice, without.choice);
+  EXPECT_EQ(checked_model.seen, unchecked_model.seen);
+  EXPECT_TRUE(with_check.refused.empty());
+}
+
+TEST(DecodeTuner, LogitsDifferenceIsBitForBit) {
+  const std::vector<float> want = {1.0f, -0.0f, std::nanf(""), 3.5f, 2.0f};
+  EXPECT_EQ(logits_difference(want, want), "");  // NaN included: the same bits
+  std::vector<float> got = want;
+  got[1] = 0.0f;  // equal as numbers, not as bits
+  got[3] = std::nextafter(3.5f, 4.0f);
+  EXPECT_EQ(logits_difference(want, got),
+            "2 of 5 logits differ, the first at 1: 0 where the starting set gives -0");
+  EXPECT_EQ(logits_difference(want, std::vector<float>(4, 1.0f)),
+            "4 logits where the starting set gives 5");
 }
 
 TEST(DecodeTuner, RefusesRolesWithoutCandidates) {

@@ -129,8 +129,11 @@ TEST(CudaEngine, TunesThenLoadsFromTheTable) {
     settings.runs = 3;
     settings.position = position;
     auto table = std::make_shared<TuningTable>();
-    const std::vector<TuningEntry> entries =
+    const TuneOutcome outcome =
         tune_decode_kernels(w, options(Backend::cuda, Precision::fp16), settings, *table);
+    // Every variant's decode step gave the starting set's logits bit for bit.
+    EXPECT_EQ(outcome.refused, std::vector<std::string>{}) << position;
+    const std::vector<TuningEntry>& entries = outcome.entries;
     ASSERT_EQ(entries.size(), kDecodeRoles.size()) << position;
     EXPECT_FALSE(table->gpu_name.empty());
     EXPECT_GE(table->cc_major, 5);
@@ -242,7 +245,7 @@ TEST(CudaEngine, TuneStartsFromTheTablesSet) {
   const TuneSettings unbeatable{1, 1, 3.0, 0, false};
   TuningTable gpu;
   std::vector<TuningEntry> entries =
-      tune_decode_kernels(w, options(Backend::cuda, Precision::fp16), unbeatable, gpu);
+      tune_decode_kernels(w, options(Backend::cuda, Precision::fp16), unbeatable, gpu).entries;
   ASSERT_EQ(entries.size(), kDecodeRoles.size());
   for (TuningEntry& e : entries) {
     const size_t r = role_index(e);
@@ -257,7 +260,7 @@ TEST(CudaEngine, TuneStartsFromTheTablesSet) {
   EngineOptions o = options(Backend::cuda, Precision::fp16);
   o.tuning_table = table;
   TuningTable out;
-  const std::vector<TuningEntry> kept = tune_decode_kernels(w, o, unbeatable, out);
+  const std::vector<TuningEntry> kept = tune_decode_kernels(w, o, unbeatable, out).entries;
   ASSERT_EQ(kept.size(), entries.size());
   for (size_t i = 0; i < kept.size(); ++i) {
     EXPECT_EQ(kept[i].key.role, entries[i].key.role);
@@ -268,12 +271,27 @@ TEST(CudaEngine, TuneStartsFromTheTablesSet) {
   stale->name = "stale.json";
   stale->merge(entries);
   o.tuning_table = stale;
-  const std::vector<TuningEntry> fresh = tune_decode_kernels(w, o, unbeatable, out);
+  const std::vector<TuningEntry> fresh = tune_decode_kernels(w, o, unbeatable, out).entries;
   ASSERT_EQ(fresh.size(), entries.size());
   for (size_t i = 0; i < fresh.size(); ++i) {
     const size_t r = role_index(fresh[i]);
     ASSERT_LT(r, heuristic.size());
     EXPECT_EQ(fresh[i].variant, heuristic[r]) << fresh[i].key.role;
+  }
+}
+
+// Every variant a tune tries gives the starting set's logits bit for bit in a whole decode step, in
+// every format (tiny-qwen2's rows take the whole-row variant in NF4), so a tune refuses none.
+TEST(CudaEngine, NoVariantOfAnyFormatChangesTheLogits) {
+  EC_REQUIRE_CUDA();
+  auto w = weights("tiny-qwen2", DType::f16);
+  for (Precision p : {Precision::fp16, Precision::int8_llm, Precision::int8_wo, Precision::nf4,
+                      Precision::nf4_dq}) {
+    TuningTable gpu;
+    const TuneOutcome outcome =
+        tune_decode_kernels(w, options(Backend::cuda, p), TuneSettings{1, 1, 0.015, 0, false}, gpu);
+    EXPECT_EQ(outcome.refused, std::vector<std::string>{}) << precision_name(p);
+    EXPECT_EQ(outcome.entries.size(), kDecodeRoles.size()) << precision_name(p);
   }
 }
 

@@ -82,7 +82,7 @@ class CudaEngine final : public Engine {
 
   // Times every role's variants (decode_tuner) and returns the table entries they choose; the
   // engine then runs the chosen set.
-  std::vector<TuningEntry> tune(const TuneSettings& settings, TuningTable& table_gpu);
+  TuneOutcome tune(const TuneSettings& settings, TuningTable& table_gpu);
 
  private:
   KernelContext kernel_context() const;
@@ -190,7 +190,7 @@ void CudaEngine::describe() {
   info_.device_arch = std::string(architecture_of_compute_capability(prop_.major, prop_.minor));
 }
 
-std::vector<TuningEntry> CudaEngine::tune(const TuneSettings& settings, TuningTable& table_gpu) {
+TuneOutcome CudaEngine::tune(const TuneSettings& settings, TuningTable& table_gpu) {
   const KernelContext ctx = kernel_context();
   const DecodeKernels heuristic = heuristic_kernels(ctx);
   // What the engine runs now (the tuning table's variants, else the heuristic's, or pinned ones):
@@ -225,6 +225,15 @@ std::vector<TuningEntry> CudaEngine::tune(const TuneSettings& settings, TuningTa
     apply(choice);
     return step_->time_steps(steps, settings.runs, position);
   };
+  // The starting set's logits of one step (token 0 at position 0: attention reads only the key and
+  // value that step writes, so nothing left in the cache by timings enters them), against which
+  // every candidate's are compared bit for bit before it is timed.
+  apply(TunerChoice(roles.size(), 0));
+  const std::vector<float> reference = step_->logits_after(0, 0);
+  callbacks.differs = [&](const TunerChoice& choice) {
+    apply(choice);
+    return logits_difference(reference, step_->logits_after(0, 0));
+  };
   const std::string label = fmt::format("{} {}", config_.name, quant::format_name(model_.format));
   if (settings.log) {
     callbacks.log = [&](std::string_view line) {
@@ -244,7 +253,9 @@ std::vector<TuningEntry> CudaEngine::tune(const TuneSettings& settings, TuningTa
   table_gpu.gpu_name = prop_.name;
   table_gpu.cc_major = prop_.major;
   table_gpu.cc_minor = prop_.minor;
-  std::vector<TuningEntry> entries;
+  TuneOutcome outcome;
+  outcome.refused = result.refused;
+  std::vector<TuningEntry>& entries = outcome.entries;
   for (int r = 0; r < kDecodeRoleCount; ++r) {
     TuningEntry e;
     e.key = tuning_key(ctx, static_cast<DecodeRole>(r));
@@ -253,7 +264,7 @@ std::vector<TuningEntry> CudaEngine::tune(const TuneSettings& settings, TuningTa
     e.step_us = result.step_seconds * 1e6;
     entries.push_back(std::move(e));
   }
-  return entries;
+  return outcome;
 }
 
 void CudaEngine::check_tokens(std::span<const int32_t> tokens) const {
@@ -388,9 +399,9 @@ std::unique_ptr<Engine> make_cuda_engine(std::shared_ptr<const model::ModelWeigh
   return std::make_unique<CudaEngine>(std::move(weights), options);
 }
 
-std::vector<TuningEntry> tune_cuda_engine(std::shared_ptr<const model::ModelWeights> weights,
-                                          const EngineOptions& options,
-                                          const TuneSettings& settings, TuningTable& table_gpu) {
+TuneOutcome tune_cuda_engine(std::shared_ptr<const model::ModelWeights> weights,
+                             const EngineOptions& options, const TuneSettings& settings,
+                             TuningTable& table_gpu) {
   // Start from what a load of this model runs (the tuning table's variants, else the heuristic's;
   // CudaEngine::tune says why), not from variants pinned for a run.
   EngineOptions start = options;

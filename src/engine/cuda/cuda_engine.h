@@ -15,8 +15,8 @@ std::unique_ptr<Engine> make_cuda_engine(std::shared_ptr<const model::ModelWeigh
                                          const EngineOptions& options);
 
 // engine::tune_decode_kernels for the CUDA backend.
-std::vector<TuningEntry> tune_cuda_engine(std::shared_ptr<const model::ModelWeights> weights,
-                                          const EngineOptions& options,
-                                          const TuneSettings& settings, TuningTable& table_gpu);
+TuneOutcome tune_cuda_engine(std::shared_ptr<const model::ModelWeights> weights,
+                             const EngineOptions& options, const TuneSettings& settings,
+                             TuningTable& table_gpu);
 
 }  // namespace ec::engine::cuda

@@ -127,6 +127,19 @@ void DecodeStep::enqueue(std::vector<StageMark>* marks) {
   mark(kStageArgmax);
 }
 
+std::vector<float> DecodeStep::logits_after(int32_t token, int position) {
+  set_position(position);  // synchronised: no earlier copy still reads host_io
+  ws_.host_io.host()[0] = token;
+  CUDA_CHECK(cudaMemcpyAsync(ws_.tokens.get(), ws_.host_io.host(), sizeof(int32_t),
+                             cudaMemcpyHostToDevice, stream_));
+  launch();
+  std::vector<float> logits(static_cast<size_t>(config_.vocab_size));
+  CUDA_CHECK(cudaMemcpyAsync(logits.data(), ws_.logits.get(), logits.size() * sizeof(float),
+                             cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  return logits;
+}
+
 double DecodeStep::time_steps(int steps, int runs, int position) {
   const int at = std::max(0, std::min(position, ws_.capacity - steps - 2));
   CudaEvent start = make_event(), stop = make_event();

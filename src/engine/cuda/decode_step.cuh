@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -61,6 +62,9 @@ class DecodeStep {
   // Seconds per step: `runs` times `steps` steps from `position` (clamped into the cache), after
   // one warm-up step each; the median run. Leaves tokens and position as the steps left them.
   double time_steps(int steps, int runs, int position);
+  // The logits of one step that takes `token` at `position` (synchronises the stream). Leaves
+  // tokens and position as the step left them.
+  std::vector<float> logits_after(int32_t token, int position);
 
  private:
   const DeviceModel& model_;
