@@ -92,6 +92,7 @@ def summarise(arm_names, rows):
     for model, precision in keys:
         medians = {}
         ranges = {}
+        x_medians = {}
         for arm in arm_names:
             mine = [r for r in rows
                     if r["arm"] == arm and r["model"] == model and r["precision"] == precision]
@@ -106,15 +107,19 @@ def summarise(arm_names, rows):
                        f"| {span(x, '{:.3f}')} | {span(j, '{:.0f}')} | {' / '.join(variants)} |")
             medians[arm] = statistics.median(tps)
             ranges[arm] = (min(tps), max(tps))
+            x_medians[arm] = statistics.median(x) if x else None
         first = arm_names[0]
         for arm in arm_names[1:]:
             if first not in medians or arm not in medians:
                 continue
             (lo_a, hi_a), (lo_b, hi_b) = ranges[first], ranges[arm]
             overlap = lo_b <= hi_a and lo_a <= hi_b
+            x = ""
+            if x_medians[first] is not None and x_medians[arm] is not None:
+                x = f"; x FP16 {x_medians[first]:.3f} -> {x_medians[arm]:.3f} (medians)"
             versus.append(f"- {model} {precision}: {arm} / {first} = "
                           f"{medians[arm] / medians[first]:.4f} (median tok/s); ranges "
-                          + ("overlap" if overlap else "apart"))
+                          + ("overlap" if overlap else "apart") + x)
     return "\n".join(out + ([""] + versus if versus else [])) + "\n"
 
 

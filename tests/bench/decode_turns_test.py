@@ -79,8 +79,16 @@ class DecodeTurns(unittest.TestCase):
         # Processes 0..5 run a b b a a b: a's tok/s 100, 103, 104; b's 111, 112, 115.
         self.assertIn("| m | FP16 | a | 100.0, 103.0, 104.0 |", done.stdout)
         self.assertIn("| m | FP16 | b | 111.0, 112.0, 115.0 |", done.stdout)
-        self.assertIn(f"b / a = {112.0 / 103.0:.4f} (median tok/s); ranges apart", done.stdout)
+        self.assertIn(f"b / a = {112.0 / 103.0:.4f} (median tok/s); ranges apart; x FP16 "
+                      "1.000 -> 1.000 (medians)", done.stdout)
         self.assertIn("| 10, 10, 10 |", done.stdout)  # J/1k tok: 2.56 J over 256 tokens
+
+    def test_x_fp16_medians_of_each_arm(self):
+        done = self.run_turns("--arm", "a=--speed 100", "--arm", "b=--speed 110", "--turns", "1",
+                              "--", "--formats", "FP16,NF4")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        # Process 0 (a): NF4 200 over FP16 100; process 1 (b): 221 over 111.
+        self.assertIn(f"x FP16 2.000 -> {221 / 111:.3f} (medians)", done.stdout)
 
     def test_overlapping_ranges_are_said_to_overlap(self):
         done = self.run_turns("--arm", "a=--speed 100", "--arm", "b=--speed 101", "--turns", "2",
