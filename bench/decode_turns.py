@@ -45,24 +45,32 @@ def turn_order(arms, turn):
 
 
 def run_process(bench, args, log):
-    """One bench_decode process; returns (exit status, its rows)."""
+    """One bench_decode process; returns (exit status, its rows, what went wrong or "")."""
     with tempfile.TemporaryDirectory() as tmp:
         rows_path = os.path.join(tmp, "rows.jsonl")
         cmd = [bench, *args, "--json", rows_path]
         log.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
         log.flush()
-        done = subprocess.run(cmd, stdout=log, stderr=log, check=False)
+        try:
+            done = subprocess.run(cmd, stdout=log, stderr=log, check=False)
+        except OSError as e:
+            return None, [], f"{bench} did not start: {e}"
         rows = []
         if os.path.exists(rows_path):
             with open(rows_path, encoding="utf-8") as f:
                 for n, line in enumerate(f, 1):
                     if not line.strip():
                         continue
+                    where = f"row {n} of its --json output"
                     try:
-                        rows.append(json.loads(line))
+                        row = json.loads(line)
                     except json.JSONDecodeError as e:
-                        raise RuntimeError(f"{bench}: row {n} of its --json output is not JSON: {e}")
-        return done.returncode, rows
+                        return done.returncode, rows, f"{where} is not JSON ({e})"
+                    missing = [k for k in ("model", "precision", "tok_s") if k not in row]
+                    if missing:
+                        return done.returncode, rows, f"{where} has no {missing[0]}"
+                    rows.append(row)
+        return done.returncode, rows, ""
 
 
 def joules_per_1k(row):
@@ -156,8 +164,10 @@ def main(argv):
     rows, failed = [], []
     for turn in range(opts.turns):
         for name, bench, args in turn_order(arms, turn):
-            status, got = run_process(bench, common + args, log)
-            if status != 0:
+            status, got, wrong = run_process(bench, common + args, log)
+            if wrong:
+                failed.append(f"{name}, turn {turn + 1}: {wrong}")
+            elif status != 0:
                 failed.append(f"{name}, turn {turn + 1}: exit status {status}")
             for r in got:
                 r["arm"], r["turn"] = name, turn + 1

@@ -2,8 +2,8 @@
 # Whether a tune pays in decode, in one command of at most 10 minutes on the GPU machine:
 #   tests    the CUDA GEMV variants against their CPU twins and each other (test_engine_cuda);
 #   kernels  each GEMV role's variants alone (bench_kernels, µs per call) for the formats tuned;
-#   tune     `ecocompute tune` of each model × precision into a copy of the table ($OUT/tuned.json),
-#            starting from the copy's entries, as the tuner does;
+#   tune     `ecocompute tune` of each model × precision into a copy of the table
+#            ($OUT/tuned.json), starting from the copy's entries, as the tuner does;
 #   turns    bench_decode with the table before and with the tuned copy, in processes that take
 #            turns (bench/decode_turns.py): tok/s of every process, × FP16, J/1k tok, variants.
 # then the turns' table (also $OUT/summary.md). A tuned copy goes into data/tuning/ only where its
@@ -53,12 +53,15 @@ for stage in $STAGES; do
   case $stage in
     tests)
       timeout 150 "$B/tests/test_engine_cuda" --gtest_filter='*Gemv*' >"$OUT/tests.log" 2>&1
-      echo "test_engine_cuda (GEMV) exit $? at $(elapsed) s: $(grep -E '^\[  (PASSED|FAILED)  \]' "$OUT/tests.log" | tr '\n' ' ')"
+      status=$?
+      verdict=$(grep -E '^\[  (PASSED|FAILED)  \]' "$OUT/tests.log" | tr '\n' ' ')
+      echo "test_engine_cuda (GEMV) exit $status at $(elapsed) s: $verdict"
       ;;
     kernels)
       for m in ${MODELS//,/ }; do
-        timeout 120 "$BENCH/bench_kernels" --preset "$m" --formats "$(kernel_formats "$PRECISIONS")" \
-          --json "$OUT/kernels-$m.jsonl" >"$OUT/kernels-$m.md" 2>"$OUT/kernels-$m.err"
+        timeout 120 "$BENCH/bench_kernels" --preset "$m" \
+          --formats "$(kernel_formats "$PRECISIONS")" --json "$OUT/kernels-$m.jsonl" \
+          >"$OUT/kernels-$m.md" 2>"$OUT/kernels-$m.err"
         echo "bench_kernels $m exit $? at $(elapsed) s"
       done
       ;;

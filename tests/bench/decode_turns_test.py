@@ -104,6 +104,22 @@ class DecodeTurns(unittest.TestCase):
         with open(self.rows) as f:
             self.assertEqual(len(f.readlines()), 4)
 
+    def test_a_binary_that_does_not_start_or_writes_bad_rows_fails_the_run(self):
+        done = self.run_turns("--arm", "a=--speed 100", "--arm", "b@/nonexistent/bench=",
+                              "--turns", "1", "--", "--formats", "FP16")
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("b, turn 1: /nonexistent/bench did not start", done.stderr)
+        self.assertIn("| m | FP16 | a | 100.0 |", done.stdout)  # the rows that ran are kept
+        bad = os.path.join(self.tmp.name, "bad_bench")
+        with open(bad, "w") as f:
+            f.write("#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = --json ] && out=$2; shift; done\n"
+                    "echo '{\"model\": \"m\"}' > \"$out\"\n")
+        os.chmod(bad, 0o755)
+        done = self.run_turns("--arm", "a=--speed 100", "--arm", f"b@{bad}=", "--turns", "1",
+                              "--", "--formats", "FP16")
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("row 1 of its --json output has no precision", done.stderr)
+
     def test_a_mismatch_fails_the_run(self):
         done = self.run_turns("--arm", "a=--speed 100",
                               "--arm", "b=--speed 110 --mismatch differs", "--turns", "1",
