@@ -173,6 +173,19 @@ TunerResult tune_decode(const std::vector<TunerRole>& roles, const TunerSettings
   // each, than the set the descent kept.
   choice = d.keep_if_faster(choice, with_picks(choice, best_chain), 2 * settings.steps,
                             settings.margin / 3, settings.rounds + 2, "chain variants together");
+  // The chosen set as a whole too: its variants were each checked beside other roles' variants,
+  // and a kernel that races its neighbours (PDL) can agree in one chain and not in another.
+  if (callbacks.differs && choice != start) {
+    const std::string how = callbacks.differs(choice);
+    if (!how.empty()) {
+      refused.push_back(fmt::format("the set {}: {}", describe(roles, choice), how));
+      d.log(
+          fmt::format("the set {}: refused, its outputs differ from the starting set's ({}); "
+                      "keeping the starting set",
+                      describe(roles, choice), how));
+      choice = start;
+    }
+  }
   TunerResult result;
   result.step_seconds = d.time(choice, settings.steps);
   result.choice = choice;

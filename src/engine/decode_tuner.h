@@ -48,7 +48,8 @@ struct TunerResult {
   TunerChoice choice;
   double step_seconds = 0;  // one more timing of the chosen set
   int timings = 0;          // calls of time_steps, the tuning's cost
-  // "role variant: how its outputs differ", one per candidate `differs` refused, in trial order.
+  // "role variant: how its outputs differ", one per candidate `differs` refused, in trial order;
+  // last, "the set ...: how" when the chosen set as a whole differed (the starting set is kept).
   std::vector<std::string> refused;
 };
 

@@ -135,8 +135,10 @@ TEST(DecodeTuner, CandidatesWhoseOutputsDifferAreRefusedUntimed) {
   EXPECT_EQ(r.refused,
             (std::vector<std::string>{"role0 v2: 12 of 151936 logits differ, first at 7"}));
   EXPECT_THAT(log, ::testing::Contains(::testing::HasSubstr("role0 v2: refused")));
-  // Once per candidate other than the starting one: two of role 0, two of role 1.
-  EXPECT_EQ(checked.size(), 4u);
+  // Once per candidate other than the starting one (two of role 0, two of role 1), then the chosen
+  // set as a whole.
+  EXPECT_EQ(checked.size(), 5u);
+  EXPECT_EQ(checked.back(), r.choice);
   EXPECT_EQ(std::count(checked.begin(), checked.end(), wrong), 1);
 
   // With every candidate agreeing, the check changes nothing: the same trials, the same choice.
@@ -151,6 +153,26 @@ TEST(DecodeTuner, CandidatesWhoseOutputsDifferAreRefusedUntimed) {
   EXPECT_EQ(with_check.choice, without.choice);
   EXPECT_EQ(checked_model.seen, unchecked_model.seen);
   EXPECT_TRUE(with_check.refused.empty());
+}
+
+// A set whose variants each agreed beside other roles' variants but differs as a whole (a kernel
+// racing its neighbours) is refused too, and the starting set kept.
+TEST(DecodeTuner, AChosenSetWhoseOutputsDifferKeepsTheStartingSet) {
+  StepModel m;
+  m.cost_us = {{100, 50}, {100, 50}};
+  m.chain_only = {{false, false}, {false, false}};
+  TunerCallbacks cb;
+  cb.time_steps = [&m](const TunerChoice& c, int) { return m.time(c); };
+  int seen_both = 0;  // a race: the set agrees when its role 1 is checked, not the second time
+  cb.differs = [&seen_both](const TunerChoice& c) -> std::string {
+    if (c != TunerChoice{1, 1}) return "";
+    return ++seen_both == 2 ? "1 of 9 logits differ" : "";
+  };
+  const TunerResult r = tune_decode(roles_of(m), TunerSettings{}, cb);
+  EXPECT_EQ(r.choice, (TunerChoice{0, 0}));
+  EXPECT_EQ(r.refused,
+            (std::vector<std::string>{"the set role0:v1,role1:v1: 1 of 9 logits differ"}));
+  EXPECT_EQ(seen_both, 2);
 }
 
 TEST(DecodeTuner, LogitsDifferenceIsBitForBit) {
