@@ -60,6 +60,15 @@ __device__ __forceinline__ WholeRows whole_rows(const GemvArgs& a, int unit, int
 }
 
 // Segment `second ? b : a`, field by field: a select of the whole struct puts it in local memory.
+// The binding below stops compiling when GemvSegment gains or loses a field, which must then be
+// selected here too.
+static_assert(
+    [] {
+      [[maybe_unused]] const auto [w, scales, absmax_codes, absmax_offset, absmax_map, bias, rows] =
+          GemvSegment{};
+      return true;
+    }(),
+    "select_segment copies every field of GemvSegment");
 __device__ __forceinline__ GemvSegment select_segment(bool second, const GemvSegment& a,
                                                       const GemvSegment& b) {
   GemvSegment s;
