@@ -69,9 +69,9 @@ def execute(argv, timeout=HANG_S, cwd=None):
 
 
 class Suite:
-    """Runs the CLI cases on `jobs` threads: each start of the binary costs ~0.3 s of loading, so
-    one at a time is most of the run's time. Inputs are written before a case is queued; drain()
-    waits for every queued case, between cases that depend on one another."""
+    """Runs the CLI cases on `jobs` threads: most of a case's time is the binary's start, so two
+    at a time halve the run. Inputs are written before a case is queued; drain() waits for every
+    queued case, between cases that depend on one another."""
 
     def __init__(self, binary, work, jobs=2):
         self.binary = binary
@@ -526,8 +526,8 @@ def reports(s, valid_report):
             f = s.file(f"rep/m{n}.json", text)
             n += 1
             batch.append((f"validate {key}={bad!r}", f))
-    # One `validate` for all of them (it takes many files and gives each a verdict): every start
-    # of the binary costs ~0.3 s, and these small documents need no process of their own.
+    # One `validate` for all of them (it takes many files and gives each a verdict): these small
+    # documents need no process of their own.
     s.queued.append(s.pool.submit(s.validate_batch, batch))
 
 
