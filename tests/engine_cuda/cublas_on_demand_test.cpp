@@ -4,7 +4,11 @@
 #include <cublas_v2.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+
+#include "core/error.h"
 
 namespace {
 
@@ -21,6 +25,26 @@ TEST(CublasOnDemand, OpensTheLibraryOnFirstUse) {
   } else {
     EXPECT_EQ(h, nullptr) << cublasGetStatusName(created);
   }
+}
+
+// A cuBLAS that does not load is an error naming the library and each file tried (in a process of
+// its own: the library is opened once per process).
+TEST(CublasOnDemandDeathTest, ALibraryThatDoesNotLoadIsAnErrorNamingWhatWasTried) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process, where cuBLAS is not open yet
+  EXPECT_EXIT(
+      {
+        setenv("EC_CUBLAS_LIBRARY", "/nonexistent/libcublas.so.13", 1);
+        try {
+          (void)cublasGetStatusName(CUBLAS_STATUS_SUCCESS);
+        } catch (const ec::Error& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::exit(3);
+        }
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(3),
+      "needs cuBLAS 13 \\(libcublas.so.13\\), which did not load.*EC_CUBLAS_LIBRARY.*Tried:\n"
+      "  /nonexistent/libcublas.so.13: ");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -16,14 +17,18 @@
 namespace ec::engine::cuda {
 namespace {
 
-// Where libcublas is looked for: the loader's own search (LD_LIBRARY_PATH, the system's library
-// cache), then the toolkit this binary was built against, then the usual CUDA install.
+// Where libcublas is looked for: the file EC_CUBLAS_LIBRARY names, alone; else the loader's own
+// search (LD_LIBRARY_PATH, the system's library cache), then the toolkit this binary was built
+// against, then the usual CUDA install.
 #define EC_CUBLAS_STRINGIFY(x) #x
 #define EC_CUBLAS_SONAME(major) "libcublas.so." EC_CUBLAS_STRINGIFY(major)
 // Kept whole in the binary (gnu::used), where scripts/collect-runtime-libs.sh looks for it.
 [[gnu::used]] constexpr char kCublasSoname[] = EC_CUBLAS_SONAME(CUBLAS_VER_MAJOR);
 
 std::vector<std::string> candidates() {
+  if (const char* env = std::getenv("EC_CUBLAS_LIBRARY"); env != nullptr && *env != '\0') {
+    return {env};
+  }
   const std::string name = kCublasSoname;
   std::vector<std::string> out = {name};
 #if defined(EC_CUBLAS_LIBRARY_DIR)
@@ -75,7 +80,7 @@ Cublas load() {
   }
   fail(
       "the CUDA engine needs cuBLAS {} ({}), which did not load; add its directory to "
-      "LD_LIBRARY_PATH. Tried:{}",
+      "LD_LIBRARY_PATH or name the file in EC_CUBLAS_LIBRARY. Tried:{}",
       CUBLAS_VER_MAJOR, kCublasSoname, tried);
 }
 
