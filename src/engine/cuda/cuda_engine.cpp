@@ -290,9 +290,7 @@ void CudaEngine::check_room(int n, std::string_view caller, std::string_view wha
 void CudaEngine::feed_token(int32_t token) {
   if (token == device_token_) return;
   // Every decode path synchronises before it returns, so no copy still reads host_io[0].
-  ws_->host_io.host()[0] = token;
-  CUDA_CHECK(cudaMemcpyAsync(ws_->tokens.get(), ws_->host_io.host(), sizeof(int32_t),
-                             cudaMemcpyHostToDevice, stream_.get()));
+  step_->set_token(token);
   device_token_ = token;
 }
 

@@ -127,11 +127,15 @@ void DecodeStep::enqueue(std::vector<StageMark>* marks) {
   mark(kStageArgmax);
 }
 
-std::vector<float> DecodeStep::logits_after(int32_t token, int position) {
-  set_position(position);  // synchronised: no earlier copy still reads host_io
+void DecodeStep::set_token(int32_t token) {
   ws_.host_io.host()[0] = token;
   CUDA_CHECK(cudaMemcpyAsync(ws_.tokens.get(), ws_.host_io.host(), sizeof(int32_t),
                              cudaMemcpyHostToDevice, stream_));
+}
+
+std::vector<float> DecodeStep::logits_after(int32_t token, int position) {
+  set_position(position);  // synchronised: no earlier copy still reads host_io
+  set_token(token);
   launch();
   std::vector<float> logits(static_cast<size_t>(config_.vocab_size));
   CUDA_CHECK(cudaMemcpyAsync(logits.data(), ws_.logits.get(), logits.size() * sizeof(float),

@@ -59,6 +59,9 @@ class DecodeStep {
   void enqueue(std::vector<StageMark>* marks = nullptr);
   // Makes `pos` the next step's position (synchronises the stream).
   void set_position(int pos);
+  // Makes `token` the next step's input: a copy on the stream from host_io[0], which no earlier
+  // copy may still be reading (the caller has synchronised since).
+  void set_token(int32_t token);
   // Seconds per step: `runs` times `steps` steps from `position` (clamped into the cache), after
   // one warm-up step each; the median run. Leaves tokens and position as the steps left them.
   double time_steps(int steps, int runs, int position);
