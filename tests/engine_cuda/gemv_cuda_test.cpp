@@ -355,10 +355,6 @@ const Shape kShapes[] = {
     {{33, 33}, 3584, true, false, false, true},
     {{21, 21}, 1536, true, false, false, true},
     {{67, 9, 11}, 3584, true, false, true, false},
-    // The streaming variant's rows (past 4 steps of 32 chunks in NF4): SwiGLU, and q|k|v of odd
-    // rows with a last pass only partly in the row (280 chunks: 9 steps, passes of 3).
-    {{7, 7}, 4864, true, false, false, true},
-    {{9, 4}, 8960, false, false, true, false},
 };
 
 class CudaGemv : public ::testing::TestWithParam<quant::Format> {};
@@ -539,10 +535,9 @@ TEST(CudaGemvCandidates, FlatVariantWhereRowsHaveSixtyFourChunks) {
   }
 }
 
-// The whole-row and streaming variants (host code): NF4 and NF4-DQ only, resident, two rows a
-// unit; whole-row where a row is 1, 2 or 4 steps of 32 chunks (the kernels it has), streaming
-// where a row is longer than 4 steps; rows of 3 steps get neither.
-TEST(CudaGemvCandidates, WholeRowAndStreamingVariantsForTheFourBitFormats) {
+// The whole-row variant (host code): NF4 and NF4-DQ only, resident, two rows a unit, where a row
+// is 1, 2 or 4 steps of 32 chunks (the kernels it has).
+TEST(CudaGemvCandidates, WholeRowVariantForTheFourBitFormats) {
   for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
                           quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     const bool four_bit = f == quant::Format::nf4 || f == quant::Format::nf4_dq;
@@ -551,21 +546,17 @@ TEST(CudaGemvCandidates, WholeRowAndStreamingVariantsForTheFourBitFormats) {
         const int steps = (chunks + 31) / 32;
         const bool has_kernel = steps == 1 || steps == 2 || steps == 4;
         EXPECT_EQ(gemv_whole_steps(chunks), has_kernel ? steps : 0) << chunks << " chunks";
-        std::set<std::string> whole, stream;
+        std::set<std::string> whole;
         if (four_bit && has_kernel) whole = {"r2p-whole"};
-        if (four_bit && steps > 4) stream = {"r2p-stream"};
         const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
                                  std::to_string(chunks) + " chunks";
         EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::whole), whole) << what;
-        EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::stream), stream) << what;
       }
     }
   }
   GemvConfig c{2, true, true};
   c.pipeline = GemvPipeline::whole;
   EXPECT_EQ(gemv_config_name(c), "r2p-whole+pdl");
-  c.pipeline = GemvPipeline::stream;
-  EXPECT_EQ(gemv_config_name(c), "r2p-stream+pdl");
 }
 
 // The bulk-copy variants (host code): offered only where the device has the bulk copy, only for
@@ -747,14 +738,7 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   a.cols = 256;
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::whole, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 2), nullptr), Error);
-  // Streaming: the same formats and rows per unit, rows past 4 steps.
-  EXPECT_THROW(gemv(a, config(2, GemvPipeline::stream, 4), nullptr), Error);  // 8 chunks
-  a.cols = 160 * 32;
-  EXPECT_THROW(gemv(a, config(1, GemvPipeline::stream, 4), nullptr), Error);
-  EXPECT_THROW(gemv(a, config(2, GemvPipeline::stream, 2), nullptr), Error);
   a.format = quant::Format::int8_wo;
-  EXPECT_THROW(gemv(a, config(2, GemvPipeline::stream, 4), nullptr), Error);
-  a.cols = 256;
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::registers, 16), nullptr), Error);
   a.swiglu = true;

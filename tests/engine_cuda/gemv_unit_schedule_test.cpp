@@ -1,5 +1,5 @@
-// The whole-row and streaming GEMV variants' lane schedule (no GPU needed): every lane of a warp,
-// replayed through the functions the kernels call, adds the chunks the row-group kernel's lane adds
+// The whole-row GEMV variant's lane schedule (no GPU needed): every lane of a warp, replayed
+// through the functions the kernel calls, adds the chunks the row-group kernel's lane adds
 // (l, l + 32, l + 64, ... of each row, each once, in ascending order), dots each with its own x,
 // loads nothing past the row, and the units of a launch write every output once.
 #include <gtest/gtest.h>
@@ -81,35 +81,6 @@ LaneSums replay_whole(int chunks, const std::string& what) {
   return sums;
 }
 
-// Replays gemv_stream_kernel's passes for one unit of rows of `chunks` chunks, J steps a pass.
-LaneSums replay_stream(int chunks, int J, const std::string& what) {
-  LaneSums sums;
-  const int passes = stream_passes(chunks, J);
-  EXPECT_GE(passes * J * kLanes, chunks) << what << ": passes cover the row";
-  EXPECT_LT((passes - 1) * J * kLanes, chunks) << what << ": no pass wholly past the row";
-  for (int lane = 0; lane < kLanes; ++lane) {
-    for (int p = 0; p < passes; ++p) {
-      for (int j = 0; j < J; ++j) {
-        const int c = stream_chunk(lane, p, j, J);
-        const bool in_row = stream_in_row(lane, p, j, J, chunks);
-        const bool dotted = stream_step_in_row(p, j, J, chunks);
-        EXPECT_EQ(in_row, c < chunks) << what << ": lane " << lane << " loads only in the row";
-        if (in_row) {
-          EXPECT_TRUE(dotted) << what << ": lane " << lane << " adds chunk " << c
-                              << " of a step the warp skips";
-        }
-        // Past the row the lane reads its first chunk's x, which is staged; it adds nothing.
-        const int x = in_row ? c : lane;
-        EXPECT_LT(x, chunks) << what;
-        for (int r = 0; r < 2; ++r) {
-          if (dotted && in_row) sums.of[r][lane].push_back({c, x});
-        }
-      }
-    }
-  }
-  return sums;
-}
-
 TEST(GemvUnitSchedule, WholeRowLanesAddTheRowGroupKernelsChunksInOrder) {
   int widths = 0, paired = 0;
   for (int chunks = 1; chunks <= 32 * kGemvWholeMaxSteps; ++chunks) {
@@ -123,27 +94,11 @@ TEST(GemvUnitSchedule, WholeRowLanesAddTheRowGroupKernelsChunksInOrder) {
   EXPECT_EQ(paired, 2);             // 48 and 112 chunks: 1,536 and 3,584 NF4 features
 }
 
-TEST(GemvUnitSchedule, StreamingLanesAddTheRowGroupKernelsChunksInOrder) {
-  int widths = 0;
-  // Every width past the whole-row variant's steps up to beyond qwen2-7b's down_proj (592 chunks).
-  for (int chunks = 1; chunks <= 700; ++chunks) {
-    if (!gemv_streams_rows(chunks)) continue;
-    for (int J : {1, 2, kGemvStreamPassSteps, 4}) {
-      const std::string what =
-          "streaming, " + std::to_string(chunks) + " chunks, passes of " + std::to_string(J);
-      expect_row_group_order(replay_stream(chunks, J, what), chunks, what);
-    }
-    ++widths;
-  }
-  EXPECT_EQ(widths, 700 - 32 * kGemvWholeMaxSteps);
-}
-
-// Whole-row where a row is 1, 2 or 4 steps, streaming past 4; rows of 3 steps have neither.
-TEST(GemvUnitSchedule, EveryWidthHasAtMostOneOfTheTwoVariants) {
+// Whole-row where a row is 1, 2 or 4 steps; rows of 3 steps have none.
+TEST(GemvUnitSchedule, WholeRowWidthsAreOneTwoOrFourSteps) {
   for (int chunks = 1; chunks <= 1200; ++chunks) {
     const int steps = (chunks + 31) / 32;
     EXPECT_EQ(gemv_whole_steps(chunks) > 0, steps == 1 || steps == 2 || steps == 4) << chunks;
-    EXPECT_EQ(gemv_streams_rows(chunks), steps > 4) << chunks;
   }
 }
 

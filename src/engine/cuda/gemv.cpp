@@ -97,7 +97,6 @@ std::string gemv_config_name(const GemvConfig& config) {
   if (config.pipeline == GemvPipeline::bulk) name += "-bulk";
   if (config.pipeline == GemvPipeline::flat) name += "-flat";
   if (config.pipeline == GemvPipeline::whole) name += "-whole";
-  if (config.pipeline == GemvPipeline::stream) name += "-stream";
   if (config.unroll != 4) name += "-u" + std::to_string(config.unroll);
   if (config.pdl) name += "+pdl";
   return name;
@@ -113,7 +112,7 @@ GemvConfig parse_gemv_config(std::string_view name) {
   const auto bad = [name](std::string_view what) {
     fail(
         "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf, -dbuf, -bulk, "
-        "-flat, -whole or -stream, -u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
+        "-flat or -whole, -u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
         name, what);
   };
   GemvConfig c;
@@ -145,8 +144,6 @@ GemvConfig parse_gemv_config(std::string_view name) {
     c.pipeline = GemvPipeline::flat;
   } else if (take("-whole")) {
     c.pipeline = GemvPipeline::whole;
-  } else if (take("-stream")) {
-    c.pipeline = GemvPipeline::stream;
   }
   // Longest first: "-u16" also starts with "-u1".
   if (take("-u16")) {
@@ -230,19 +227,12 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   }
   // The whole-row variant (gemv_whole_kernel.cuh) for NF4 and NF4-DQ, whose dot is bound by
   // instructions: two rows a unit, where a row is 1, 2 or 4 steps of 32 chunks (every preset's
-  // hidden size: 896, 1,536, 2,048 and 3,584 features); past 4 steps, the streaming variant
-  // (gemv_stream_kernel.cuh).
-  if (args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq) {
-    const int chunks = args.cols / vector_width(args.format);
+  // hidden size: 896, 1,536, 2,048 and 3,584 features).
+  if ((args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq) &&
+      gemv_whole_steps(args.cols / vector_width(args.format)) > 0) {
     GemvConfig c{2, true};
-    if (gemv_whole_steps(chunks) > 0) {
-      c.pipeline = GemvPipeline::whole;
-      out.push_back(c);
-    } else if (gemv_streams_rows(chunks)) {
-      // The streaming variant where rows are longer: every preset's down_proj.
-      c.pipeline = GemvPipeline::stream;
-      out.push_back(c);
-    }
+    c.pipeline = GemvPipeline::whole;
+    out.push_back(c);
   }
   // Deep steps for the 8- and 16-bit formats: 8 or 16 chunks of a row in flight per lane at once
   // (at 3,584 columns, 16 are a lane's whole share of an f16 row). Alone, no GEMV of the 7B shapes

@@ -62,26 +62,17 @@ struct GemvArgs {
 // warp's even share of the rows over its lanes as one flat sequence of (rows, chunk) items
 // instead of row groups; it needs rows of at least kGemvFlatMinChunks 16-byte chunks.
 // The whole-row variant (gemv_whole_kernel.cuh, NF4 and NF4-DQ) double-buffers in registers a
-// lane's whole share of two rows, for rows of at most kGemvWholeMaxSteps steps of 32 chunks; the
-// streaming variant (gemv_stream_kernel.cuh, NF4 and NF4-DQ) streams longer rows in passes of
-// kGemvStreamPassSteps steps, refilled as they are dotted.
-enum class GemvPipeline : int { none, l2_prefetch, registers, bulk, flat, whole, stream };
+// lane's whole share of two rows, for rows of 1, 2 or kGemvWholeMaxSteps steps of 32 chunks.
+enum class GemvPipeline : int { none, l2_prefetch, registers, bulk, flat, whole };
 
 inline constexpr int kGemvFlatMinChunks = 64;
 inline constexpr int kGemvWholeMaxSteps = 4;
-inline constexpr int kGemvStreamPassSteps = 3;
 
 // The steps of 32 chunks the whole-row variant takes for rows of `chunks` 16-byte chunks: 1, 2 or
 // 4 (every step but the last full), else 0 where it has no kernel for them.
 constexpr int gemv_whole_steps(int chunks) {
   const int steps = (chunks + 31) / 32;
   return chunks > 0 && (steps == 1 || steps == 2 || steps == kGemvWholeMaxSteps) ? steps : 0;
-}
-
-// Whether the streaming variant takes rows of `chunks` 16-byte chunks: past the whole-row
-// variant's kGemvWholeMaxSteps steps.
-constexpr bool gemv_streams_rows(int chunks) {
-  return chunks > 32 * kGemvWholeMaxSteps;
 }
 
 inline constexpr int kGemvBlockWarps = 8;  // warps per block of every decode GEMV kernel
@@ -110,11 +101,11 @@ struct GemvConfig {
   int unroll = 4;
 };
 
-// e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk", "r2p-flat-u2", "r2p-whole", "r2p-stream"
+// e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk", "r2p-flat-u2", "r2p-whole"
 std::string gemv_config_name(const GemvConfig& config);
 
-// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf, -bulk, -flat, -whole or
-// -stream, then -u{2,8,16}, then +pdl, each suffix optional. Throws ec::Error naming the text and
+// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf, -bulk, -flat or -whole,
+// then -u{2,8,16}, then +pdl, each suffix optional. Throws ec::Error naming the text and
 // what was expected. (Whether a format has that variant is gemv_candidates()' business.)
 GemvConfig parse_gemv_config(std::string_view name);
 

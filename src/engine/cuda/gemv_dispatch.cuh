@@ -1,8 +1,7 @@
 // Which instantiation of the batch-1 GEMV kernels runs a GemvConfig (host code over device
 // templates; included by gemv_<format>.cu): the register kernel of gemv_kernel.cuh with its rows,
 // pipeline and step depth, the bulk-copy kernel of gemv_bulk_kernel.cuh, the flat kernel of
-// gemv_flat_kernel.cuh, the whole-row kernel of gemv_whole_kernel.cuh or the streaming kernel of
-// gemv_stream_kernel.cuh.
+// gemv_flat_kernel.cuh or the whole-row kernel of gemv_whole_kernel.cuh.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -14,7 +13,6 @@
 #include "engine/cuda/gemv_bulk_kernel.cuh"
 #include "engine/cuda/gemv_flat_kernel.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
-#include "engine/cuda/gemv_stream_kernel.cuh"
 #include "engine/cuda/gemv_unit_schedule.h"
 #include "engine/cuda/gemv_whole_kernel.cuh"
 
@@ -128,21 +126,6 @@ void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream
   cuda_invalid("gemv: no whole-row variant of this format at this width");
 }
 
-// The streaming variant for the 4-bit formats: two rows a unit, rows past the whole-row variant's
-// 4 steps. (Such rows are past 4,096 features, wider than any x HeldWide<F> normalises.)
-template <class F>
-void dispatch_rows_stream(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if constexpr (F::kBitsPerWeight == 4 && std::is_same_v<Acc<F>, float> &&
-                !requires { F::kHeldLoads; }) {
-    if (config.rows_per_warp != 2 || config.unroll != kGemvUnroll ||
-        !gemv_streams_rows(a.cols / F::kElems)) {
-      cuda_invalid("gemv: the streaming variant takes two rows a unit and rows past 128 chunks");
-    }
-    return launch_gemv_stream<F, kGemvStreamPassSteps>(a, config, stream);
-  }
-  cuda_invalid("gemv: no streaming variant of this format at this width");
-}
-
 template <class F>
 void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   switch (config.pipeline) {
@@ -152,8 +135,6 @@ void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t 
       return dispatch_rows_flat<F>(a, config, stream);
     case GemvPipeline::whole:
       return dispatch_rows_whole<F>(a, config, stream);
-    case GemvPipeline::stream:
-      return dispatch_rows_stream<F>(a, config, stream);
     case GemvPipeline::none:
       return dispatch_rows_pipelined<F, GemvPipeline::none>(a, config, stream);
     case GemvPipeline::l2_prefetch:

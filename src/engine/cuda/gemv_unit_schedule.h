@@ -1,6 +1,6 @@
-// Which chunks of which rows each lane loads and adds in the whole-row and streaming GEMV variants
-// (gemv_whole_kernel.cuh, gemv_stream_kernel.cuh): plain arithmetic, callable from the kernels
-// and from host tests, which check it against the row-group kernel's order without a GPU.
+// Which chunks of which rows each lane loads and adds in the whole-row GEMV variant
+// (gemv_whole_kernel.cuh): plain arithmetic, callable from the kernel and from host tests, which
+// check it against the row-group kernel's order without a GPU.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -11,10 +11,10 @@
 
 namespace ec::engine::cuda::detail {
 
-// Why one place: both variants are the row-group kernel's sums bit for bit only if lane l adds
+// Why one place: the variant is the row-group kernel's sums bit for bit only if lane l adds
 // chunks l, l + 32, l + 64, ... of each row, each once, in ascending order, and loads nothing past
 // the row. These functions are that contract; tests/engine_cuda/gemv_unit_schedule_test.cpp
-// replays every lane of a warp through them for every row width the variants accept.
+// replays every lane of a warp through them for every row width the variant accepts.
 
 // A unit is two rows: SwiGLU's gate and up row of output `unit`, or rows 2·unit and 2·unit + 1.
 EC_GEMV_SCHEDULE int unit_count(bool swiglu, int total) {
@@ -60,24 +60,6 @@ EC_GEMV_SCHEDULE int paired_tail_chunk(int lane, int steps) {
 }
 EC_GEMV_SCHEDULE int paired_tail_row(int lane) {
   return lane >= 16 ? 1 : 0;
-}
-
-// Streaming variant, rows of more than 4 steps, in passes of J steps.
-
-EC_GEMV_SCHEDULE int stream_passes(int chunks, int J) {
-  return (chunks + 32 * J - 1) / (32 * J);
-}
-
-// Slot j of pass p of lane `lane`: the chunk it is, whether the lane loads and adds it (the last
-// pass can run past the row), and whether any lane does (a step wholly past the row is skipped).
-EC_GEMV_SCHEDULE int stream_chunk(int lane, int p, int j, int J) {
-  return lane + 32 * (p * J + j);
-}
-EC_GEMV_SCHEDULE bool stream_in_row(int lane, int p, int j, int J, int chunks) {
-  return stream_chunk(lane, p, j, J) < chunks;
-}
-EC_GEMV_SCHEDULE bool stream_step_in_row(int p, int j, int J, int chunks) {
-  return stream_in_row(0, p, j, J, chunks);
 }
 
 }  // namespace ec::engine::cuda::detail
