@@ -8,14 +8,14 @@
 #          gate_up), with the DRAM bytes it read over the codes' bytes.
 # then one table (also $OUT/profile.md).
 #   bench/device/nf4_profile.sh [BUILD_DIR]    STAGES="probe ncu"
-#   GATE_UP="r2p-u2 r2p-flat-u2 r2p-whole" DOWN="r2p-l2pf-u2 r2p-dbuf-u2"
+#   GATE_UP="r2p-u2 r2p-flat-u2 r2p-whole" DOWN="r2p-u2 r2p-dbuf-u2"  (the probe has no -l2pf)
 set -u
 B=$(cd "${1:-build/static}" && pwd)
 PROBE="$B/bench/bench_nf4_probe"
 OUT=${OUT:-$PWD/out}
 STAGES=${STAGES:-"probe ncu"}
 GATE_UP=${GATE_UP:-"r2p-u2 r2p-flat-u2 r2p-whole"}
-DOWN=${DOWN:-"r2p-l2pf-u2 r2p-dbuf-u2"}
+DOWN=${DOWN:-"r2p-u2 r2p-dbuf-u2"}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 mkdir -p "$OUT/ncu"
 T0=$(date +%s)
