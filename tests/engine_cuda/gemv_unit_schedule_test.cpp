@@ -94,6 +94,54 @@ TEST(GemvUnitSchedule, WholeRowLanesAddTheRowGroupKernelsChunksInOrder) {
   EXPECT_EQ(paired, 2);             // 48 and 112 chunks: 1,536 and 3,584 NF4 features
 }
 
+// The kernel reaches a lane's chunks and their NF4 blocks (64 codes, two chunks) from the lane's
+// first chunk of a row: 32·j chunks and 16·j blocks on for every step but the last, the offsets
+// of whole_step_offset / whole_block_offset for the last, paired_tail_* for the paired tail.
+// Replayed for rows starting at every chunk of a segment up to a few rows in: each chunk a lane
+// adds must be the one whole_chunk_index names with the block (f + c) / 2 of its flattened chunk
+// f + c, and every load must stay inside the row.
+TEST(GemvUnitSchedule, WholeRowOffsetsReachEachChunkAndItsBlock) {
+  int checked = 0;
+  for (int chunks = 1; chunks <= 32 * kGemvWholeMaxSteps; ++chunks) {
+    const int steps = gemv_whole_steps(chunks);
+    if (steps == 0) continue;
+    const bool paired = whole_paired(chunks);
+    for (int local = 0; local < 3; ++local) {
+      const int first = local * chunks;  // the row's first chunk in its segment
+      const int row_blocks_end = (first + chunks - 1) / 2;
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const int c0 = whole_chunk_index(lane, 0, steps, chunks);
+        const int b0 = (first + c0) >> 1;
+        const std::string what = std::to_string(chunks) + " chunks, row " + std::to_string(local) +
+                                 ", lane " + std::to_string(lane);
+        const int both = paired ? steps - 1 : steps;
+        for (int j = 0; j < both; ++j) {
+          const bool last = !paired && j == steps - 1;
+          const int c = c0 + (last ? whole_step_offset(lane, j, steps, chunks) : 32 * j);
+          const int b = b0 + (last ? whole_block_offset(lane, j, steps, chunks) : 16 * j);
+          EXPECT_EQ(c, whole_chunk_index(lane, j, steps, chunks)) << what << " step " << j;
+          EXPECT_TRUE(c >= 0 && c < chunks) << what << " step " << j << " loads chunk " << c;
+          EXPECT_TRUE(b >= first / 2 && b <= row_blocks_end)
+              << what << " step " << j << " loads block " << b;
+          if (whole_adds(lane, j, steps, chunks)) {
+            EXPECT_EQ(b, (first + c) / 2) << what << " step " << j;
+          }
+          ++checked;
+        }
+        if (paired) {
+          ASSERT_EQ(first % 2, 0) << what << ": a paired row starts at an odd chunk";
+          const int c = lane + paired_tail_offset(lane, steps);
+          const int b = ((first + lane) >> 1) + paired_tail_block_offset(lane, steps);
+          EXPECT_EQ(c, paired_tail_chunk(lane, steps)) << what << " tail";
+          EXPECT_EQ(b, (first + c) / 2) << what << " tail";
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
 // Whole-row where a row is 1, 2 or 4 steps; rows of 3 steps have none.
 TEST(GemvUnitSchedule, WholeRowWidthsAreOneTwoOrFourSteps) {
   for (int chunks = 1; chunks <= 1200; ++chunks) {

@@ -385,13 +385,18 @@ __host__ __device__ inline int outputs(const GemvArgs& a) {
   return total;
 }
 
+// The index of the segment holding concatenated row `row`, with `row` made local to it.
+__device__ __forceinline__ int segment_of(const GemvArgs& a, int& row) {
+  if (row < a.seg[0].rows || a.n_seg == 1) return 0;
+  row -= a.seg[0].rows;
+  if (row < a.seg[1].rows || a.n_seg == 2) return 1;
+  row -= a.seg[1].rows;
+  return 2;
+}
+
 // The segment holding concatenated row `row`, with `row` made local to it.
 __device__ __forceinline__ GemvSegment pick_segment(const GemvArgs& a, int& row) {
-  if (row < a.seg[0].rows || a.n_seg == 1) return a.seg[0];
-  row -= a.seg[0].rows;
-  if (row < a.seg[1].rows || a.n_seg == 2) return a.seg[1];
-  row -= a.seg[1].rows;
-  return a.seg[2];
+  return a.seg[segment_of(a, row)];
 }
 
 // The rows warp `warp` owns in row group g: weight row pointers, segments, local rows, validity.

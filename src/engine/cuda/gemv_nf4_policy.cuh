@@ -144,8 +144,18 @@ struct Nf4Common {
 
 struct Nf4Policy : Nf4Common<0> {
   __device__ static void init_shared(const GemvArgs&, unsigned char* fsmem) { init_pairs(fsmem); }
+  // The raw scales from block b0 on (raw_from): a pointer, so that the whole-row kernel's
+  // compile-time block offsets fold into the loads.
+  struct RawFrom {
+    const float* scales;
+  };
+  __device__ static RawFrom raw_from(const GemvSegment& s, uint32_t b0) { return {s.scales + b0}; }
+  // Block b0 + k's raw scale.
+  __device__ static float2 raw_at(const RawFrom& r, uint32_t k) {
+    return make_float2(__ldg(r.scales + k), 0.0f);
+  }
   __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
-    return make_float2(__ldg(s.scales + block_of(row, cols, c)), 0.0f);
+    return raw_at(raw_from(s, block_of(row, cols, c)), 0);
   }
   __device__ static float scale(float2 raw, const GemvSegment&, const unsigned char*) {
     return raw.x;
@@ -161,10 +171,21 @@ struct Nf4DqPolicy : Nf4Common<256 * 4> {
   }
   // The absmax byte and its 256-block scale come with the weights; the map lookup waits for the
   // shared-memory table: code[q_b] · scale[b / 256] + offset (quant::Nf4DqTensor::block_absmax).
+  struct RawFrom {
+    const uint8_t* codes;  // block b0's absmax byte
+    const float* scales;   // the segment's 256-block scales
+    uint32_t b0;
+  };
+  __device__ static RawFrom raw_from(const GemvSegment& s, uint32_t b0) {
+    return {s.absmax_codes + b0, s.scales, b0};
+  }
+  __device__ static float2 raw_at(const RawFrom& r, uint32_t k) {
+    return make_float2(
+        __int_as_float(__ldg(r.codes + k)),
+        __ldg(r.scales + (r.b0 + k) / static_cast<uint32_t>(quant::kNf4DqBlockSize)));
+  }
   __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
-    const uint32_t b = block_of(row, cols, c);
-    return make_float2(__int_as_float(__ldg(s.absmax_codes + b)),
-                       __ldg(s.scales + b / static_cast<uint32_t>(quant::kNf4DqBlockSize)));
+    return raw_at(raw_from(s, block_of(row, cols, c)), 0);
   }
   __device__ static float scale(float2 raw, const GemvSegment& s, const unsigned char* fsmem) {
     const auto* map = reinterpret_cast<const float*>(fsmem);

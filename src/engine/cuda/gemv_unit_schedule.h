@@ -53,6 +53,19 @@ EC_GEMV_SCHEDULE bool whole_adds(int lane, int j, int steps, int chunks) {
   return j + 1 < steps || lane + 32 * j < chunks;
 }
 
+// The kernel reaches a lane's chunks of a row from its first one, whole_chunk_index(lane, 0, ...):
+// step j's is whole_step_offset chunks on, 32·j for every step but the last (an immediate offset
+// of the loads), and its NF4 block (chunks of 32, blocks of 64) whole_block_offset blocks on. A row
+// whose first chunk is chunk f of its segment has block (f + c) / 2 at chunk c, so the block
+// offset is exact wherever the chunk offset is even (every chunk a lane adds); where a lane only
+// loads (past the row) it stays within the row's blocks.
+EC_GEMV_SCHEDULE int whole_step_offset(int lane, int j, int steps, int chunks) {
+  return whole_chunk_index(lane, j, steps, chunks) - whole_chunk_index(lane, 0, steps, chunks);
+}
+EC_GEMV_SCHEDULE int whole_block_offset(int lane, int j, int steps, int chunks) {
+  return whole_step_offset(lane, j, steps, chunks) >> 1;
+}
+
 // The paired last step: the chunk lane `lane` loads, and which of the unit's rows it is of. Lane
 // l + 16 hands its dot and scale to lane l, which adds both (row 0's, then row 1's).
 EC_GEMV_SCHEDULE int paired_tail_chunk(int lane, int steps) {
@@ -60,6 +73,16 @@ EC_GEMV_SCHEDULE int paired_tail_chunk(int lane, int steps) {
 }
 EC_GEMV_SCHEDULE int paired_tail_row(int lane) {
   return lane >= 16 ? 1 : 0;
+}
+
+// The paired tail chunk and its block as offsets from the lane's first chunk (lane) of the tail's
+// row: the block offset is exact because a paired row's chunks are even in number, so every row
+// starts at an even chunk of its segment.
+EC_GEMV_SCHEDULE int paired_tail_offset(int lane, int steps) {
+  return paired_tail_chunk(lane, steps) - lane;
+}
+EC_GEMV_SCHEDULE int paired_tail_block_offset(int lane, int steps) {
+  return (paired_tail_chunk(lane, steps) >> 1) - (lane >> 1);
 }
 
 }  // namespace ec::engine::cuda::detail

@@ -1,7 +1,8 @@
 // The batch-1 GEMV's whole-row variant for NF4 / NF4-DQ (device code; included by
 // gemv_dispatch.cuh): each warp of a resident grid takes units of two rows (SwiGLU's gate and up
 // row of an output, or two consecutive rows), each lane loads its whole share of both rows at
-// once, J chunks a row, and refills each chunk's registers with the next unit's as it dots it.
+// once, J chunks a row, and refills each chunk's registers with the next unit's once it has dotted
+// it.
 // Rows, x staging, the dot and the epilogue are gemv_kernel.cuh's; each lane adds the chunks of a
 // row the row-group kernel's lane adds, in the same order, and the warp reduces them in the same
 // tree, so the results are the same bit for bit.
@@ -10,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "engine/cuda/cuda_check.cuh"
@@ -26,97 +28,115 @@ namespace ec::engine::cuda::detail {
 // address of every chunk) and the set-up of every row group. With a row's J chunks per lane known
 // at compile time, lane l's chunks are l + 32·j: their x addresses are the same in every unit and
 // their weights and scales lie at fixed offsets from the row's start.
+// What a unit costs beside its dots is therefore per unit, not per chunk: a row's start and its
+// first block (whole_row), the steps at immediate offsets from them, one warp reduction per row and
+// the epilogue. SwiGLU is a template parameter, so its units pick no segments. On sm_90 the
+// unit loop of qwen2-7b's gate_up (3,584 features, SwiGLU) is 625 instructions for 7 chunks a
+// lane, 89 per 512 bytes of codes, 67 of them the dots' (scripts/sass-loops.py counts them).
 //
 // The paired tail: where a row has 32·(J − 1) + 16 chunks (3,584 and 1,536 features), the last
 // step fills only lanes 0–15 of each row. Lanes 0–15 take it for the first row and lanes 16–31
 // for the second, and lane l + 16 hands its dot and scale to lane l, which adds them where the
 // row-group kernel's lane l adds that chunk: last. A unit is then 2·J − 1 dots a lane, not 2·J.
 
-// A unit's two rows: segment, row local to it, and whether the row exists (past the last row the
-// unit repeats the last one, loaded and never written).
-struct WholeRows {
-  GemvSegment seg[2];
-  int local[2];
-  bool valid[2];
+// What a lane holds of a unit's row between units: where its first chunk is, where that chunk's
+// block scale is, and what the epilogue needs. Segments are not held (SwiGLU's are the kernel's
+// seg[0] and seg[1]; the others' index): a copied GemvSegment per row cost the unit loop about 40
+// register moves and constant loads (the SASS of the 7B gate_up instantiation).
+template <class F>
+struct WholeRow {
+  const unsigned char* w;   // the lane's first chunk of the row, whole_chunk_index(lane, 0, ...)
+  typename F::RawFrom raw;  // that chunk's block scale on
+  int local;                // row within its segment
+  int seg;                  // the segment's index in GemvArgs::seg
+  bool valid;               // past the last row a unit repeats it: loaded, never written
 };
 
-__device__ __forceinline__ WholeRows whole_rows(const GemvArgs& a, int unit, int total) {
-  WholeRows rows;
-#pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    if (a.swiglu) {
-      const UnitRow r = unit_row(true, unit, j, total);
-      rows.valid[j] = r.valid;
-      rows.local[j] = r.row;
-      rows.seg[j] = a.seg[j];
-    } else {
-      const UnitRow r = unit_row(false, unit, j, total);
-      rows.valid[j] = r.valid;
-      rows.local[j] = r.row;
-      rows.seg[j] = pick_segment(a, rows.local[j]);
-    }
-  }
-  return rows;
+// Row j of `unit` for a lane whose first chunk of a row is c0 (chunks of 32 codes per row).
+template <class F, bool Swiglu>
+__device__ __forceinline__ WholeRow<F> whole_row(const GemvArgs& a, int unit, int j, int total,
+                                                 int chunks, int c0) {
+  const UnitRow r = unit_row(Swiglu, unit, j, total);
+  WholeRow<F> row;
+  row.valid = r.valid;
+  row.local = r.row;
+  row.seg = Swiglu ? j : segment_of(a, row.local);
+  const GemvSegment& s = a.seg[Swiglu ? j : row.seg];
+  // The row's first chunk among the segment's, in 32 bits as block_of (gemv() refuses a segment
+  // of more than 2^32 chunks).
+  const uint32_t first = static_cast<uint32_t>(row.local) * static_cast<uint32_t>(chunks);
+  row.w = static_cast<const unsigned char*>(s.w) + (static_cast<uint64_t>(first) + c0) * 16;
+  row.raw = F::raw_from(s, (first + static_cast<uint32_t>(c0)) >> 1);
+  return row;
 }
 
-// Segment `second ? b : a`, field by field: a select of the whole struct puts it in local memory.
-// The binding below stops compiling when GemvSegment gains or loses a field, which must then be
-// selected here too.
-static_assert(
-    [] {
-      [[maybe_unused]] const auto [w, scales, absmax_codes, absmax_offset, absmax_map, bias, rows] =
-          GemvSegment{};
-      return true;
-    }(),
-    "select_segment copies every field of GemvSegment");
-__device__ __forceinline__ GemvSegment select_segment(bool second, const GemvSegment& a,
-                                                      const GemvSegment& b) {
-  GemvSegment s;
-  s.w = second ? b.w : a.w;
-  s.scales = second ? b.scales : a.scales;
-  s.absmax_codes = second ? b.absmax_codes : a.absmax_codes;
-  s.absmax_offset = second ? b.absmax_offset : a.absmax_offset;
-  s.absmax_map = second ? b.absmax_map : a.absmax_map;
-  s.bias = second ? b.bias : a.bias;
-  s.rows = second ? b.rows : a.rows;
-  return s;
-}
+// A lane's fixed offsets into every row, from its first chunk: the last step's chunk and block
+// (register offsets; the steps before it are 32·j chunks on, immediate), and the paired tail's.
+struct WholeLane {
+  int c0;  // whole_chunk_index(lane, 0, ...): where the lane's loads of a row start
+  int last_bytes, last_blocks;
+  int tail_bytes, tail_blocks;
+};
 
-// The 16-byte chunk c of row `local` of segment s.
-template <class F>
-__device__ __forceinline__ const unsigned char* whole_chunk(const GemvSegment& s, int local,
-                                                            int cols, int c) {
-  return static_cast<const unsigned char*>(s.w) +
-         (static_cast<int64_t>(local) * cols * F::kBitsPerWeight / 8 +
-          static_cast<int64_t>(c) * 16);
+template <int J>
+__device__ __forceinline__ WholeLane whole_lane(int lane, int chunks) {
+  WholeLane l;
+  l.c0 = whole_chunk_index(lane, 0, J, chunks);
+  l.last_bytes = whole_step_offset(lane, J - 1, J, chunks) * 16;
+  l.last_blocks = whole_block_offset(lane, J - 1, J, chunks);
+  l.tail_bytes = paired_tail_offset(lane, J) * 16;
+  l.tail_blocks = paired_tail_block_offset(lane, J);
+  return l;
 }
 
 // A unit's two row sums, reduced over the warp and written: lane r writes row r; with SwiGLU
 // lane 0 writes the output.
-template <class F>
-__device__ __forceinline__ void write_unit(const GemvArgs& a, int unit, const WholeRows& rows,
-                                           const float (&acc)[2], const unsigned char* smem,
-                                           int lane) {
+template <class F, bool Swiglu>
+__device__ __forceinline__ void write_unit(const GemvArgs& a, int unit,
+                                           const WholeRow<F> (&rows)[2], const float (&acc)[2],
+                                           const unsigned char* smem, int lane) {
   const typename RowLoadsOf<F>::type none{};
   const float first = warp_sum(acc[0]);
   const float second = warp_sum(acc[1]);
-  if (a.swiglu) {
-    if (lane == 0 && rows.valid[0]) {
-      write_swiglu<F>(a, unit, finish_row<F>(a, rows.seg[0], rows.local[0], first, smem, none),
-                      finish_row<F>(a, rows.seg[1], rows.local[1], second, smem, none));
+  if constexpr (Swiglu) {
+    if (lane == 0 && rows[0].valid) {
+      write_swiglu<F>(a, unit, finish_row<F>(a, a.seg[0], rows[0].local, first, smem, none),
+                      finish_row<F>(a, a.seg[1], rows[1].local, second, smem, none));
     }
     return;
   }
-  if (lane == 0 && rows.valid[0]) {
-    write_row(a, 2 * unit, finish_row<F>(a, rows.seg[0], rows.local[0], first, smem, none));
+  if (lane == 0 && rows[0].valid) {
+    write_row(a, 2 * unit, finish_row<F>(a, a.seg[rows[0].seg], rows[0].local, first, smem, none));
   }
-  if (lane == 1 && rows.valid[1]) {
-    write_row(a, 2 * unit + 1, finish_row<F>(a, rows.seg[1], rows.local[1], second, smem, none));
+  if (lane == 1 && rows[1].valid) {
+    write_row(a, 2 * unit + 1,
+              finish_row<F>(a, a.seg[rows[1].seg], rows[1].local, second, smem, none));
   }
 }
 
-// One lane's weights and raw chunk scales of a unit: chunks lane + 32·j of both rows for the
-// steps both rows fill, and the paired tail's one chunk (Paired).
+// `second ? b : a` for a value of whole 32-bit words, word by word in selp: a C++ select of two
+// structs (or of two elements of an array of them) by a lane's value made nvcc keep the array in
+// local memory and load the chosen one from there, in the unit loop.
+template <class T>
+__device__ __forceinline__ T select_words(bool second, const T& a, const T& b) {
+  static_assert(sizeof(T) % 4 == 0 && std::is_trivially_copyable_v<T>);
+  constexpr int kWords = sizeof(T) / 4;
+  uint32_t wa[kWords], wb[kWords], wr[kWords];
+  memcpy(wa, &a, sizeof(T));
+  memcpy(wb, &b, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < kWords; ++i) {
+    asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\tselp.b32 %0, %2, %1, p;\n\t}"
+        : "=r"(wr[i])
+        : "r"(wa[i]), "r"(wb[i]), "r"(static_cast<uint32_t>(second)));
+  }
+  T r;
+  memcpy(&r, wr, sizeof(T));
+  return r;
+}
+
+// One lane's weights and raw chunk scales of a unit: chunks c0 + 32·j of both rows for the steps
+// both rows fill, and the paired tail's one chunk (Paired).
 template <class F, int J, bool Paired>
 struct WholeUnit {
   static constexpr int kBoth = Paired ? J - 1 : J;
@@ -126,37 +146,43 @@ struct WholeUnit {
   float2 tail_raw;
 
   // Step j of row r.
-  __device__ void load_step(int j, int r, const WholeRows& rows, int lane, int chunks, int cols) {
-    const int c = whole_chunk_index(lane, j, J, chunks);
-    w[j][r] = ld_stream(whole_chunk<F>(rows.seg[r], rows.local[r], cols, c));
-    raw[j][r] = F::raw(rows.seg[r], rows.local[r], cols, c);
+  __device__ void load_step(int j, int r, const WholeRow<F> (&rows)[2], const WholeLane& l) {
+    if (!Paired && j == J - 1) {
+      w[j][r] = ld_stream(rows[r].w + l.last_bytes);
+      raw[j][r] = F::raw_at(rows[r].raw, static_cast<uint32_t>(l.last_blocks));
+    } else {
+      w[j][r] = ld_stream(rows[r].w + 512 * j);
+      raw[j][r] = F::raw_at(rows[r].raw, 16 * j);
+    }
   }
-  __device__ void load_tail(const WholeRows& rows, int lane, int cols) {
+  // Lanes 0-15 take the tail of row 0, lanes 16-31 of row 1.
+  __device__ void load_tail(const WholeRow<F> (&rows)[2], const WholeLane& l, int lane) {
     const bool second = paired_tail_row(lane) == 1;
-    const GemvSegment s = select_segment(second, rows.seg[0], rows.seg[1]);
-    const int local = second ? rows.local[1] : rows.local[0];
-    const int c = paired_tail_chunk(lane, J);
-    tail_w = ld_stream(whole_chunk<F>(s, local, cols, c));
-    tail_raw = F::raw(s, local, cols, c);
+    tail_w = ld_stream(select_words(second, rows[0].w, rows[1].w) + l.tail_bytes);
+    tail_raw = F::raw_at(select_words(second, rows[0].raw, rows[1].raw),
+                         static_cast<uint32_t>(l.tail_blocks));
   }
-  __device__ void load(const WholeRows& rows, int lane, int chunks, int cols) {
+  __device__ void load(const WholeRow<F> (&rows)[2], const WholeLane& l, int lane) {
 #pragma unroll
     for (int j = 0; j < kBoth; ++j) {
 #pragma unroll
-      for (int r = 0; r < 2; ++r) load_step(j, r, rows, lane, chunks, cols);
+      for (int r = 0; r < 2; ++r) load_step(j, r, rows, l);
     }
-    if constexpr (Paired) load_tail(rows, lane, cols);
+    if constexpr (Paired) load_tail(rows, l, lane);
   }
 };
 
-// The unit's two row sums, dotted and written (write_unit). As each dot takes its chunk, the unit's
-// registers are refilled with the same chunk of the next unit (`next`, when `refill`): every load
-// then has a unit's dots to arrive, as with a second buffer, in half the registers.
-template <class F, int J, bool Paired, int V>
-__device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const WholeRows& rows,
+// The unit's two row sums, dotted and written (write_unit). Once a dot has taken its chunk, that
+// chunk's registers are refilled with the same chunk of the next unit (`next`, when `refill`):
+// every load then has most of a unit's dots to arrive, as with a second buffer, in half the
+// registers. (Loaded before the dot, the new chunk needed registers of its own while the old one
+// was read, and nvcc moved 30-odd registers back into place at the end of every unit.)
+template <class F, int J, bool Paired, bool Swiglu, int V>
+__device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit,
+                                             const WholeRow<F> (&rows)[2],
                                              WholeUnit<F, J, Paired>& u, bool refill,
-                                             const WholeRows& next, int chunks,
-                                             const unsigned char* smem, int lane) {
+                                             const WholeRow<F> (&next)[2], const WholeLane& l,
+                                             int chunks, const unsigned char* smem, int lane) {
   float acc[2] = {0.0f, 0.0f};
 #pragma unroll
   for (int j = 0; j < WholeUnit<F, J, Paired>::kBoth; ++j) {
@@ -166,10 +192,9 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
     const int rot = (cx * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      const float sc = F::scale(u.raw[j][r], rows.seg[r], smem);
-      const uint4 w = u.w[j][r];
-      if (refill) u.load_step(j, r, next, lane, chunks, a.cols);
-      const float d = F::dot(w, xc, rot, smem, lane);
+      const float sc = F::scale(u.raw[j][r], a.seg[Swiglu ? r : rows[r].seg], smem);
+      const float d = F::dot(u.w[j][r], xc, rot, smem, lane);
+      if (refill) u.load_step(j, r, next, l);
       if (in_row) acc[r] = fmaf(sc, d, acc[r]);
     }
   }
@@ -177,11 +202,12 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
     const int c = paired_tail_chunk(lane, J);
     const float4* xc = x_unit<F>(smem, c * V);
     const int rot = (c * V / 8) & (V - 1);
-    const float sc = F::scale(
-        u.tail_raw, select_segment(paired_tail_row(lane) == 1, rows.seg[0], rows.seg[1]), smem);
-    const uint4 w = u.tail_w;
-    if (refill) u.load_tail(next, lane, a.cols);
-    const float d = F::dot(w, xc, rot, smem, lane);
+    const bool second = paired_tail_row(lane) == 1;
+    const int tail_seg =
+        Swiglu ? static_cast<int>(second) : select_words(second, rows[0].seg, rows[1].seg);
+    const float sc = F::scale(u.tail_raw, a.seg[tail_seg], smem);
+    const float d = F::dot(u.tail_w, xc, rot, smem, lane);
+    if (refill) u.load_tail(next, l, lane);
     const float sc_second = __shfl_xor_sync(0xffffffffu, sc, 16);
     const float d_second = __shfl_xor_sync(0xffffffffu, d, 16);
     if (lane < 16) {
@@ -189,14 +215,14 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit, const 
       acc[1] = fmaf(sc_second, d_second, acc[1]);
     }
   }
-  write_unit<F>(a, unit, rows, acc, smem, lane);
+  write_unit<F, Swiglu>(a, unit, rows, acc, smem, lane);
 }
 
 // Two blocks an SM, 16 warps, as the tuned NF4 kernels of the other variants run: at most 128
 // registers, which four steps with the paired tail (3,584 features) fit without spilling; four
 // full steps (4,096) spill 16–32 bytes a thread. (With a second buffer instead of the refill,
 // four steps took 168–218 registers: one block an SM.)
-template <class F, int J, bool Paired>
+template <class F, int J, bool Paired, bool Swiglu>
 __global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvArgs a) {
   static_assert(std::is_same_v<Acc<F>, float>, "the whole-row variant sums in FP32");
   extern __shared__ __align__(16) unsigned char smem[];
@@ -205,14 +231,17 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvA
   const int lane = threadIdx.x & 31;
   const int chunks = a.cols / F::kElems;
   const int total = outputs(a);
-  const int units = unit_count(a.swiglu, total);
+  const int units = unit_count(Swiglu, total);
   const int stride = static_cast<int>(gridDim.x) * kGemvWarps;
 
   // The first unit is loaded before waiting (PDL) and staging x, as in the row-group kernel.
   int unit = static_cast<int>(blockIdx.x) * kGemvWarps + warp;
+  const WholeLane l = whole_lane<J>(lane, chunks);
   WholeUnit<F, J, Paired> u;
-  WholeRows rows = whole_rows(a, min(unit, units - 1), total);
-  if (unit < units) u.load(rows, lane, chunks, a.cols);
+  const int first_unit = min(unit, units - 1);
+  WholeRow<F> rows[2] = {whole_row<F, Swiglu>(a, first_unit, 0, total, chunks, l.c0),
+                         whole_row<F, Swiglu>(a, first_unit, 1, total, chunks, l.c0)};
+  if (unit < units) u.load(rows, l, lane);
   F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
   pdl_wait();
   pdl_trigger();
@@ -220,18 +249,29 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvA
 
   for (; unit < units; unit += stride) {
     const bool more = unit + stride < units;
-    const WholeRows next = whole_rows(a, more ? unit + stride : unit, total);
-    whole_finish<F, J, Paired, V>(a, unit, rows, u, more, next, chunks, smem, lane);
-    rows = next;
+    const int next_unit = more ? unit + stride : unit;
+    const WholeRow<F> next[2] = {whole_row<F, Swiglu>(a, next_unit, 0, total, chunks, l.c0),
+                                 whole_row<F, Swiglu>(a, next_unit, 1, total, chunks, l.c0)};
+    whole_finish<F, J, Paired, Swiglu, V>(a, unit, rows, u, more, next, l, chunks, smem, lane);
+    rows[0] = next[0];
+    rows[1] = next[1];
   }
 }
 
-// Launches gemv_whole_kernel<F, J, Paired> with the shared memory it needs.
+// Launches gemv_whole_kernel<F, J, Paired, Swiglu> with the shared memory it needs.
+template <class F, int J, bool Paired, bool Swiglu>
+void launch_gemv_whole_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
+  launch_rows(gemv_whole_kernel<F, J, Paired, Swiglu>, a, config, 2, gemv_shared_bytes<F>(a.cols),
+              configured, stream);
+}
+
+// SwiGLU is a parameter of the kernel, not a branch in it: its rows are the same row of seg[0] and
+// seg[1], known without picking segments.
 template <class F, int J, bool Paired>
 void launch_gemv_whole(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  launch_rows(gemv_whole_kernel<F, J, Paired>, a, config, 2, gemv_shared_bytes<F>(a.cols),
-              configured, stream);
+  if (a.swiglu) return launch_gemv_whole_of<F, J, Paired, true>(a, config, stream);
+  launch_gemv_whole_of<F, J, Paired, false>(a, config, stream);
 }
 
 }  // namespace ec::engine::cuda::detail
