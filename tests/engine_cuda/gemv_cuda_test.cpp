@@ -355,6 +355,12 @@ const Shape kShapes[] = {
     {{33, 33}, 3584, true, false, false, true},
     {{21, 21}, 1536, true, false, false, true},
     {{67, 9, 11}, 3584, true, false, true, false},
+    // The row-pass variant in NF4: rows of 3 steps with an odd chunk count (81: rows start at odd
+    // chunks, so blocks straddle rows), SwiGLU and q|k|v of odd rows at 0.5B's down width (152
+    // chunks, a last pass past the row), and a residual at 7B's (above).
+    {{45}, 2592, true, false, true, false},
+    {{33, 33}, 4864, true, false, false, true},
+    {{67, 9, 11}, 4864, false, true, true, false},
 };
 
 class CudaGemv : public ::testing::TestWithParam<quant::Format> {};
@@ -559,6 +565,28 @@ TEST(CudaGemvCandidates, WholeRowVariantForTheFourBitFormats) {
   EXPECT_EQ(gemv_config_name(c), "r2p-whole+pdl");
 }
 
+// The row-pass variant (host code): NF4 and NF4-DQ only, resident, two rows a unit, passes of two
+// or four steps, where the whole-row variant has no kernel (rows of 3 steps or more than 4).
+TEST(CudaGemvCandidates, RowPassVariantWhereTheWholeRowOneHasNone) {
+  for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
+                          quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
+    const bool four_bit = f == quant::Format::nf4 || f == quant::Format::nf4_dq;
+    for (bool swiglu : {false, true}) {
+      for (int chunks : {2, 28, 64, 65, 96, 112, 128, 129, 152, 592}) {
+        std::set<std::string> want;
+        if (four_bit && gemv_whole_steps(chunks) == 0) want = {"r2p-pass", "r2p-pass-u2"};
+        const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
+                                 std::to_string(chunks) + " chunks";
+        EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::pass), want) << what;
+      }
+    }
+  }
+  GemvConfig c{2, true, true};
+  c.pipeline = GemvPipeline::pass;
+  c.unroll = 2;
+  EXPECT_EQ(gemv_config_name(c), "r2p-pass-u2+pdl");
+}
+
 // The bulk-copy variants (host code): offered only where the device has the bulk copy, only for
 // the 8- and 16-bit formats, resident, and only while their rings fit the shared memory at the
 // arguments' width; their shared memory is the format's plus the rings and barriers.
@@ -738,8 +766,12 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   a.cols = 256;
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::whole, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 2), nullptr), Error);
+  // Row-pass: NF4 / NF4-DQ, two rows a unit, passes of 2 or 4 steps.
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::pass, 4), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 8), nullptr), Error);
   a.format = quant::Format::int8_wo;
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::registers, 16), nullptr), Error);
   a.swiglu = true;
   a.n_seg = 2;

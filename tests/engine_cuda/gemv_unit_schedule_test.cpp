@@ -142,6 +142,62 @@ TEST(GemvUnitSchedule, WholeRowOffsetsReachEachChunkAndItsBlock) {
   EXPECT_GT(checked, 0);
 }
 
+// Replays gemv_pass_kernel's passes for one unit of rows of `chunks` chunks, passes of `steps`
+// steps, through the offsets the kernel loads at (from each row's cursor, chunk lane + 32·p·S),
+// for a row starting at chunk `first` of its segment: what each lane adds, in order, and every
+// load inside the row with, where the lane adds, its chunk's own block.
+LaneSums replay_pass(int chunks, int steps, int first, const std::string& what) {
+  LaneSums sums;
+  const int passes = pass_count(chunks, steps);
+  EXPECT_EQ(passes * steps * 32 >= chunks && (passes - 1) * steps * 32 < chunks, true) << what;
+  for (int lane = 0; lane < kLanes; ++lane) {
+    for (int p = 0; p < passes; ++p) {
+      const bool last = p == passes - 1;
+      const int cursor = lane + 32 * p * steps;
+      const int cursor_block = (first + cursor) >> 1;
+      for (int j = 0; j < steps; ++j) {
+        const int loaded = cursor + (last ? pass_last_offset(lane, j, steps, chunks) : 32 * j);
+        const int block =
+            cursor_block + (last ? pass_last_block_offset(lane, j, steps, chunks) : 16 * j);
+        const std::string at = what + ": lane " + std::to_string(lane) + " pass " +
+                               std::to_string(p) + " step " + std::to_string(j);
+        EXPECT_TRUE(loaded >= 0 && loaded < chunks) << at << " loads chunk " << loaded;
+        EXPECT_TRUE(block >= first / 2 && block <= (first + chunks - 1) / 2)
+            << at << " loads block " << block;
+        const int c = last ? pass_chunk_index(lane, p, j, steps, chunks) : cursor + 32 * j;
+        EXPECT_EQ(loaded, c) << at;  // the chunk it dots is the one it loaded
+        const bool dotted = !last || 32 * (p * steps + j) < chunks;
+        const bool adds = !last || pass_adds(lane, p, j, steps, chunks);
+        if (!dotted) {
+          EXPECT_FALSE(adds) << at;
+          continue;
+        }
+        if (adds) {
+          EXPECT_EQ(block, (first + c) / 2) << at;
+          for (int r = 0; r < 2; ++r) sums.of[r][lane].push_back({c, c});
+        }
+      }
+    }
+  }
+  return sums;
+}
+
+TEST(GemvUnitSchedule, RowPassLanesAddTheRowGroupKernelsChunksInOrder) {
+  int widths = 0;
+  for (int chunks = 33; chunks <= 700; ++chunks) {
+    if (gemv_whole_steps(chunks) != 0) continue;  // the widths the variant is offered for
+    for (int steps : {2, 4}) {
+      for (int local = 0; local < 3; ++local) {
+        const std::string what = "row-pass, " + std::to_string(chunks) + " chunks, passes of " +
+                                 std::to_string(steps) + ", row " + std::to_string(local);
+        expect_row_group_order(replay_pass(chunks, steps, local * chunks, what), chunks, what);
+      }
+    }
+    ++widths;
+  }
+  EXPECT_EQ(widths, 700 - 128 + 32);  // 3 steps (65-96) and every width past 4 steps (129-700)
+}
+
 // Whole-row where a row is 1, 2 or 4 steps; rows of 3 steps have none.
 TEST(GemvUnitSchedule, WholeRowWidthsAreOneTwoOrFourSteps) {
   for (int chunks = 1; chunks <= 1200; ++chunks) {

@@ -41,10 +41,26 @@ TEST(PinnedVariants, EveryCandidateNameParsesBackToItsConfig) {
 }
 
 TEST(PinnedVariants, MalformedVariantNamesAreRefused) {
-  for (const char* bad :
-       {"", "r", "r3p", "r2", "r2x", "r2p-u4", "r2p-l2pf-dbuf", "r2p+pdl+pdl", "r2p-u2-l2pf", "R2p",
-        "r2p ", "r2p-bulk-dbuf", "r2p-u2-bulk", "r2p-flat-dbuf", "r2p-u2-flat", "r2p-whole-flat",
-        "r2p-u2-whole", "r2p-stream-whole"}) {
+  for (const char* bad : {"",
+                          "r",
+                          "r3p",
+                          "r2",
+                          "r2x",
+                          "r2p-u4",
+                          "r2p-l2pf-dbuf",
+                          "r2p+pdl+pdl",
+                          "r2p-u2-l2pf",
+                          "R2p",
+                          "r2p ",
+                          "r2p-bulk-dbuf",
+                          "r2p-u2-bulk",
+                          "r2p-flat-dbuf",
+                          "r2p-u2-flat",
+                          "r2p-whole-flat",
+                          "r2p-u2-whole",
+                          "r2p-stream-whole",
+                          "r2p-pass-whole",
+                          "r2p-u2-pass"}) {
     try {
       (void)parse_gemv_config(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";

@@ -97,6 +97,7 @@ std::string gemv_config_name(const GemvConfig& config) {
   if (config.pipeline == GemvPipeline::bulk) name += "-bulk";
   if (config.pipeline == GemvPipeline::flat) name += "-flat";
   if (config.pipeline == GemvPipeline::whole) name += "-whole";
+  if (config.pipeline == GemvPipeline::pass) name += "-pass";
   if (config.unroll != 4) name += "-u" + std::to_string(config.unroll);
   if (config.pdl) name += "+pdl";
   return name;
@@ -112,7 +113,7 @@ GemvConfig parse_gemv_config(std::string_view name) {
   const auto bad = [name](std::string_view what) {
     fail(
         "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf, -dbuf, -bulk, "
-        "-flat or -whole, -u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
+        "-flat, -whole or -pass, -u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
         name, what);
   };
   GemvConfig c;
@@ -144,6 +145,8 @@ GemvConfig parse_gemv_config(std::string_view name) {
     c.pipeline = GemvPipeline::flat;
   } else if (take("-whole")) {
     c.pipeline = GemvPipeline::whole;
+  } else if (take("-pass")) {
+    c.pipeline = GemvPipeline::pass;
   }
   // Longest first: "-u16" also starts with "-u1".
   if (take("-u16")) {
@@ -233,6 +236,19 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
     GemvConfig c{2, true};
     c.pipeline = GemvPipeline::whole;
     out.push_back(c);
+  }
+  // The row-pass variant (gemv_pass_kernel.cuh) for NF4 and NF4-DQ rows the whole-row variant has
+  // no kernel for (3 steps, or more than 4: every preset's down_proj): two rows a unit, passes of
+  // two or four steps.
+  if ((args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq) &&
+      args.cols >= vector_width(args.format) &&
+      gemv_whole_steps(args.cols / vector_width(args.format)) == 0) {
+    for (int steps : {2, 4}) {
+      GemvConfig c{2, true};
+      c.pipeline = GemvPipeline::pass;
+      c.unroll = steps;
+      out.push_back(c);
+    }
   }
   // Deep steps for the 8- and 16-bit formats: 8 or 16 chunks of a row in flight per lane at once
   // (at 3,584 columns, 16 are a lane's whole share of an f16 row). Alone, no GEMV of the 7B shapes

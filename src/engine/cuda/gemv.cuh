@@ -62,8 +62,10 @@ struct GemvArgs {
 // warp's even share of the rows over its lanes as one flat sequence of (rows, chunk) items
 // instead of row groups; it needs rows of at least kGemvFlatMinChunks 16-byte chunks.
 // The whole-row variant (gemv_whole_kernel.cuh, NF4 and NF4-DQ) double-buffers in registers a
-// lane's whole share of two rows, for rows of 1, 2 or kGemvWholeMaxSteps steps of 32 chunks.
-enum class GemvPipeline : int { none, l2_prefetch, registers, bulk, flat, whole };
+// lane's whole share of two rows, for rows of 1, 2 or kGemvWholeMaxSteps steps of 32 chunks; the
+// row-pass variant (gemv_pass_kernel.cuh, NF4 and NF4-DQ, the rows the whole-row one has no
+// kernel for) streams two rows in passes of `unroll` (2 or 4) steps held in registers.
+enum class GemvPipeline : int { none, l2_prefetch, registers, bulk, flat, whole, pass };
 
 inline constexpr int kGemvFlatMinChunks = 64;
 inline constexpr int kGemvWholeMaxSteps = 4;
@@ -101,11 +103,11 @@ struct GemvConfig {
   int unroll = 4;
 };
 
-// e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk", "r2p-flat-u2", "r2p-whole"
+// e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk", "r2p-flat-u2", "r2p-whole", "r2p-pass-u2"
 std::string gemv_config_name(const GemvConfig& config);
 
-// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf, -bulk, -flat or -whole,
-// then -u{2,8,16}, then +pdl, each suffix optional. Throws ec::Error naming the text and
+// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf, -bulk, -flat, -whole or
+// -pass, then -u{2,8,16}, then +pdl, each suffix optional. Throws ec::Error naming the text and
 // what was expected. (Whether a format has that variant is gemv_candidates()' business.)
 GemvConfig parse_gemv_config(std::string_view name);
 

@@ -1,7 +1,8 @@
 // Which instantiation of the batch-1 GEMV kernels runs a GemvConfig (host code over device
 // templates; included by gemv_<format>.cu): the register kernel of gemv_kernel.cuh with its rows,
 // pipeline and step depth, the bulk-copy kernel of gemv_bulk_kernel.cuh, the flat kernel of
-// gemv_flat_kernel.cuh or the whole-row kernel of gemv_whole_kernel.cuh.
+// gemv_flat_kernel.cuh, the whole-row kernel of gemv_whole_kernel.cuh or the row-pass kernel of
+// gemv_pass_kernel.cuh.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,6 +14,7 @@
 #include "engine/cuda/gemv_bulk_kernel.cuh"
 #include "engine/cuda/gemv_flat_kernel.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
+#include "engine/cuda/gemv_pass_kernel.cuh"
 #include "engine/cuda/gemv_unit_schedule.h"
 #include "engine/cuda/gemv_whole_kernel.cuh"
 
@@ -126,6 +128,20 @@ void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream
   cuda_invalid("gemv: no whole-row variant of this format at this width");
 }
 
+// The row-pass variant for the 4-bit formats: two rows a unit, passes of 2 or 4 steps (unroll).
+template <class F>
+void dispatch_rows_pass(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  if constexpr (F::kBitsPerWeight == 4 && std::is_same_v<Acc<F>, float>) {
+    if (config.rows_per_warp == 2 && config.unroll == 2) {
+      return launch_gemv_pass<F, 2>(a, config, stream);
+    }
+    if (config.rows_per_warp == 2 && config.unroll == 4) {
+      return launch_gemv_pass<F, 4>(a, config, stream);
+    }
+  }
+  cuda_invalid("gemv: the row-pass variant takes two rows a unit and passes of 2 or 4 steps");
+}
+
 template <class F>
 void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   switch (config.pipeline) {
@@ -135,6 +151,8 @@ void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t 
       return dispatch_rows_flat<F>(a, config, stream);
     case GemvPipeline::whole:
       return dispatch_rows_whole<F>(a, config, stream);
+    case GemvPipeline::pass:
+      return dispatch_rows_pass<F>(a, config, stream);
     case GemvPipeline::none:
       return dispatch_rows_pipelined<F, GemvPipeline::none>(a, config, stream);
     case GemvPipeline::l2_prefetch:

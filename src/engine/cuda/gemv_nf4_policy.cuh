@@ -150,10 +150,12 @@ struct Nf4Policy : Nf4Common<0> {
     const float* scales;
   };
   __device__ static RawFrom raw_from(const GemvSegment& s, uint32_t b0) { return {s.scales + b0}; }
-  // Block b0 + k's raw scale.
-  __device__ static float2 raw_at(const RawFrom& r, uint32_t k) {
+  // Block b0 + k's raw scale (k may be negative: a lane past a row's end loads within the row).
+  __device__ static float2 raw_at(const RawFrom& r, int k) {
     return make_float2(__ldg(r.scales + k), 0.0f);
   }
+  // The raw scales from block b0 + k on.
+  __device__ static RawFrom raw_from(const RawFrom& r, int k) { return {r.scales + k}; }
   __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
     return raw_at(raw_from(s, block_of(row, cols, c)), 0);
   }
@@ -179,10 +181,13 @@ struct Nf4DqPolicy : Nf4Common<256 * 4> {
   __device__ static RawFrom raw_from(const GemvSegment& s, uint32_t b0) {
     return {s.absmax_codes + b0, s.scales, b0};
   }
-  __device__ static float2 raw_at(const RawFrom& r, uint32_t k) {
-    return make_float2(
-        __int_as_float(__ldg(r.codes + k)),
-        __ldg(r.scales + (r.b0 + k) / static_cast<uint32_t>(quant::kNf4DqBlockSize)));
+  __device__ static float2 raw_at(const RawFrom& r, int k) {
+    const uint32_t b = r.b0 + static_cast<uint32_t>(k);  // modulo 2^32: b0 + k for k < 0 too
+    return make_float2(__int_as_float(__ldg(r.codes + k)),
+                       __ldg(r.scales + b / static_cast<uint32_t>(quant::kNf4DqBlockSize)));
+  }
+  __device__ static RawFrom raw_from(const RawFrom& r, int k) {
+    return {r.codes + k, r.scales, r.b0 + static_cast<uint32_t>(k)};
   }
   __device__ static float2 raw(const GemvSegment& s, int row, int cols, int c) {
     return raw_at(raw_from(s, block_of(row, cols, c)), 0);

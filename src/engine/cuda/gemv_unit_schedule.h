@@ -85,6 +85,32 @@ EC_GEMV_SCHEDULE int paired_tail_block_offset(int lane, int steps) {
   return (paired_tail_chunk(lane, steps) >> 1) - (lane >> 1);
 }
 
+// Row-pass variant (gemv_pass_kernel.cuh), rows of any number of steps of 32 chunks taken in
+// passes of `pass_steps` steps. Every pass but the last is whole steps; the last may run past the
+// row (its last step partial, or steps past the row's last), where a lane loads the row's last
+// chunk again and adds nothing.
+EC_GEMV_SCHEDULE int pass_count(int chunks, int pass_steps) {
+  return ((chunks + 31) / 32 + pass_steps - 1) / pass_steps;
+}
+EC_GEMV_SCHEDULE int pass_chunk_index(int lane, int pass, int j, int pass_steps, int chunks) {
+  const int c = lane + 32 * (pass * pass_steps + j);
+  return c < chunks ? c : chunks - 1;
+}
+EC_GEMV_SCHEDULE bool pass_adds(int lane, int pass, int j, int pass_steps, int chunks) {
+  return lane + 32 * (pass * pass_steps + j) < chunks;
+}
+// A lane reaches pass p's chunks from its cursor, chunk lane + 32·p·S of the row: 32·j chunks
+// (16·j blocks) on in every pass but the last; in the last, pass_last_offset chunks and
+// pass_last_block_offset blocks on. The block offset is exact where the lane adds the chunk; past
+// the row it may be negative (the cursor itself is past the row) and stays within the row's blocks.
+EC_GEMV_SCHEDULE int pass_last_offset(int lane, int j, int pass_steps, int chunks) {
+  const int last = pass_count(chunks, pass_steps) - 1;
+  return pass_chunk_index(lane, last, j, pass_steps, chunks) - (lane + 32 * last * pass_steps);
+}
+EC_GEMV_SCHEDULE int pass_last_block_offset(int lane, int j, int pass_steps, int chunks) {
+  return pass_last_offset(lane, j, pass_steps, chunks) >> 1;  // floor, for negative offsets too
+}
+
 }  // namespace ec::engine::cuda::detail
 
 #undef EC_GEMV_SCHEDULE

@@ -149,7 +149,7 @@ struct WholeUnit {
   __device__ void load_step(int j, int r, const WholeRow<F> (&rows)[2], const WholeLane& l) {
     if (!Paired && j == J - 1) {
       w[j][r] = ld_stream(rows[r].w + l.last_bytes);
-      raw[j][r] = F::raw_at(rows[r].raw, static_cast<uint32_t>(l.last_blocks));
+      raw[j][r] = F::raw_at(rows[r].raw, l.last_blocks);
     } else {
       w[j][r] = ld_stream(rows[r].w + 512 * j);
       raw[j][r] = F::raw_at(rows[r].raw, 16 * j);
@@ -159,8 +159,7 @@ struct WholeUnit {
   __device__ void load_tail(const WholeRow<F> (&rows)[2], const WholeLane& l, int lane) {
     const bool second = paired_tail_row(lane) == 1;
     tail_w = ld_stream(select_words(second, rows[0].w, rows[1].w) + l.tail_bytes);
-    tail_raw = F::raw_at(select_words(second, rows[0].raw, rows[1].raw),
-                         static_cast<uint32_t>(l.tail_blocks));
+    tail_raw = F::raw_at(select_words(second, rows[0].raw, rows[1].raw), l.tail_blocks);
   }
   __device__ void load(const WholeRow<F> (&rows)[2], const WholeLane& l, int lane) {
 #pragma unroll
