@@ -136,6 +136,14 @@ def demangle(names):
     return out.stdout.splitlines() if out.returncode == 0 else names
 
 
+def branch_target(text, labels):
+    """The address a BRA instruction jumps to (an address, or a label's), else None."""
+    m = re.search(r"\bBRA\b.*?(?:0x([0-9a-f]+)|`\((\.L_x_\d+)\))", text)
+    if not m:
+        return None
+    return int(m.group(1), 16) if m.group(1) else labels.get(m.group(2))
+
+
 def opcode(text):
     text = re.sub(r"^@!?U?P\w+\s+", "", text)  # the predicate
     return text.split()[0]
@@ -176,19 +184,25 @@ def main():
         if args.kernel and not any(k in readable for k in args.kernel):
             continue
         shown += 1
-        code = []
+        code, labels, pending = [], {}, []
         for line in body.split("\n"):
+            m = re.match(r"\s*(\.L_x_\d+):", line)  # newer cuobjdumps branch to labels
+            if m:
+                pending.append(m.group(1))
+                continue
             m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line)
             if m:
-                code.append((int(m.group(1), 16), m.group(2)))
+                at = int(m.group(1), 16)
+                labels.update((label, at) for label in pending)
+                pending = []
+                code.append((at, m.group(2)))
         u = usage.get(name, {})
         print(f"{readable}\n  {len(code)} instructions, {u.get('registers', '?')} registers, "
               f"{u.get('stack', '?')} bytes stack frame, {u.get('spill', '?')} bytes spilled")
         for at, text in code:
-            m = re.search(r"\bBRA\b.*?0x([0-9a-f]+)", text)
-            if not m or int(m.group(1), 16) >= at:
+            start = branch_target(text, labels)
+            if start is None or start >= at:
                 continue
-            start = int(m.group(1), 16)
             loop = [opcode(t) for a, t in code if start <= a <= at]
             if len(loop) < args.min_loop:
                 continue
