@@ -144,8 +144,8 @@ struct Nf4Common {
 
 struct Nf4Policy : Nf4Common<0> {
   __device__ static void init_shared(const GemvArgs&, unsigned char* fsmem) { init_pairs(fsmem); }
-  // The raw scales from block b0 on (raw_from): a pointer, so that the whole-row kernel's
-  // compile-time block offsets fold into the loads.
+  // The raw scales from block b0 on (raw_from): a pointer, so that the block offsets the whole-row
+  // and row-pass kernels know at compile time fold into the loads.
   struct RawFrom {
     const float* scales;
   };
