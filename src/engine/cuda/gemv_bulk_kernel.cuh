@@ -15,7 +15,6 @@
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
-#include "engine/cuda/pdl.cuh"
 
 namespace ec::engine::cuda::detail {
 
@@ -151,10 +150,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_bulk_kernel(const GemvArgs 
     for (int i = 0; i < S; ++i) issue(i);  // before waiting: weights depend on no predecessor
   }
   __syncwarp();
-  F::init_shared(a, smem);
-  pdl_wait();
-  pdl_trigger();
-  stage<F, V, true>(a, smem);
+  start_after_first_loads<F, V, true>(a, smem);
 
   int i = 0;
   for (int g = blockIdx.x; g < groups; g += gridDim.x) {

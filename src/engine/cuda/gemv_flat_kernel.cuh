@@ -13,7 +13,6 @@
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
-#include "engine/cuda/pdl.cuh"
 
 namespace ec::engine::cuda::detail {
 
@@ -223,10 +222,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_flat_kernel(const GemvArgs 
   FlatCursor load_at{0, lane};
   bool preloaded = p.rows > 0;
   if (preloaded) even.load(FlatRows<F, R>(a, p), load_at, chunks, a.cols);
-  F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
-  pdl_wait();
-  pdl_trigger();
-  stage<F, V>(a, smem);
+  start_after_first_loads<F, V>(a, smem);
 
   for (; i < pieces; ++i) {
     if (!preloaded) {
@@ -256,12 +252,9 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_flat_kernel(const GemvArgs 
   }
 }
 
-// Launches gemv_flat_kernel<F, R, U> with the shared memory it needs.
 template <class F, int R, int U>
 void launch_gemv_flat(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  launch_rows(gemv_flat_kernel<F, R, U>, a, config, R, gemv_shared_bytes<F>(a.cols), configured,
-              stream);
+  launch_row_kernel<gemv_flat_kernel<F, R, U>, F>(a, config, R, stream);
 }
 
 }  // namespace ec::engine::cuda::detail

@@ -378,6 +378,19 @@ __device__ __forceinline__ void stage(const GemvArgs& a, unsigned char* __restri
   }
 }
 
+// What every row kernel does once its first weights are on their way: the format's constant
+// tables (built before waiting, like those loads), the wait for the kernel before (PDL: x is its
+// output), the go-ahead to the kernel after, and x staged. Ends with stage's __syncthreads(), which
+// also covers init_shared.
+template <class F, int V, bool kBulk = false>
+__device__ __forceinline__ void start_after_first_loads(const GemvArgs& a,
+                                                        unsigned char* __restrict smem) {
+  F::init_shared(a, smem);
+  pdl_wait();
+  pdl_trigger();
+  stage<F, V, kBulk>(a, smem);
+}
+
 __host__ __device__ inline int outputs(const GemvArgs& a) {
   if (a.swiglu) return a.seg[0].rows;
   int total = 0;
@@ -630,11 +643,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
       const WarpRows<F, R> rows(a, blockIdx.x, warp, total);
       step.load(rows, lane, chunks, a.cols);
     }
-    F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
-    pdl_wait();
-    pdl_trigger();
-    // Its barrier also covers init_shared.
-    stage<F, V>(a, smem);
+    start_after_first_loads<F, V>(a, smem);
 
     for (int g = blockIdx.x; g < groups; g += gridDim.x) {
       const WarpRows<F, R> rows(a, g, warp, total);
@@ -667,10 +676,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
     WarpRows<F, R> rows(a, g, warp, total);
     Step<F, R, U> cur;
     cur.load(rows, lane, chunks, a.cols);
-    F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
-    pdl_wait();
-    pdl_trigger();
-    stage<F, V>(a, smem);
+    start_after_first_loads<F, V>(a, smem);
     EpilogueLoads<F, R> epilogue = load_epilogue<F, R>(a, rows, lane, smem);
 
     Acc<F> acc[R];
@@ -778,12 +784,17 @@ void launch_rows(Kernel kernel, const GemvArgs& a, const GemvConfig& config, int
   launch_maybe_pdl(kernel, dim3(static_cast<unsigned>(grid)), smem, config.pdl, stream, a);
 }
 
-// Launches gemv_kernel<F, R, P, U> with the shared memory it needs.
+// Launches Kernel, a row kernel of format F with R rows a warp, with the shared memory its staged
+// x needs.
+template <auto Kernel, class F>
+void launch_row_kernel(const GemvArgs& a, const GemvConfig& config, int R, cudaStream_t stream) {
+  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
+  launch_rows(Kernel, a, config, R, gemv_shared_bytes<F>(a.cols), configured, stream);
+}
+
 template <class F, int R, GemvPipeline P, int U>
 void launch_gemv(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  launch_rows(gemv_kernel<F, R, P, U>, a, config, R, gemv_shared_bytes<F>(a.cols), configured,
-              stream);
+  launch_row_kernel<gemv_kernel<F, R, P, U>, F>(a, config, R, stream);
 }
 
 }  // namespace ec::engine::cuda::detail

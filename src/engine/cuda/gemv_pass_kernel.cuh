@@ -15,7 +15,6 @@
 #include "engine/cuda/gemv_kernel.cuh"
 #include "engine/cuda/gemv_unit_schedule.h"
 #include "engine/cuda/gemv_whole_kernel.cuh"
-#include "engine/cuda/pdl.cuh"
 
 namespace ec::engine::cuda::detail {
 
@@ -149,9 +148,8 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_pass_kernel(const GemvAr
   // starts at chunk `lane`, past the row only where the first pass is its last (offsets then).
   int unit = static_cast<int>(blockIdx.x) * kGemvWarps + warp;
   PassRegisters<F, S> u;
-  const int first_unit = min(unit, units - 1);
-  WholeRow<F> rows[2] = {whole_row<F, Swiglu>(a, first_unit, 0, total, chunks, lane),
-                         whole_row<F, Swiglu>(a, first_unit, 1, total, chunks, lane)};
+  WholeRow<F> rows[2];
+  unit_rows<F, Swiglu>(rows, a, min(unit, units - 1), total, chunks, lane);
   if (unit < units) {
 #pragma unroll
     for (int j = 0; j < S; ++j) {
@@ -165,16 +163,12 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_pass_kernel(const GemvAr
       }
     }
   }
-  F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
-  pdl_wait();
-  pdl_trigger();
-  stage<F, V>(a, smem);
+  start_after_first_loads<F, V>(a, smem);
 
   for (; unit < units; unit += stride) {
     const bool more = unit + stride < units;
-    const int next_unit = more ? unit + stride : unit;
-    const WholeRow<F> next[2] = {whole_row<F, Swiglu>(a, next_unit, 0, total, chunks, lane),
-                                 whole_row<F, Swiglu>(a, next_unit, 1, total, chunks, lane)};
+    WholeRow<F> next[2];
+    unit_rows<F, Swiglu>(next, a, more ? unit + stride : unit, total, chunks, lane);
     float acc[2] = {0.0f, 0.0f};
     WholeRow<F> cur[2] = {rows[0], rows[1]};
     // Every pass but the last two refills from the next pass; the one before the last from the
@@ -206,18 +200,10 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_pass_kernel(const GemvAr
   }
 }
 
-// Launches gemv_pass_kernel<F, S, Swiglu> with the shared memory it needs.
-template <class F, int S, bool Swiglu>
-void launch_gemv_pass_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  launch_rows(gemv_pass_kernel<F, S, Swiglu>, a, config, 2, gemv_shared_bytes<F>(a.cols),
-              configured, stream);
-}
-
 template <class F, int S>
 void launch_gemv_pass(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if (a.swiglu) return launch_gemv_pass_of<F, S, true>(a, config, stream);
-  launch_gemv_pass_of<F, S, false>(a, config, stream);
+  launch_unit_kernel<gemv_pass_kernel<F, S, false>, gemv_pass_kernel<F, S, true>, F>(a, config,
+                                                                                     stream);
 }
 
 }  // namespace ec::engine::cuda::detail

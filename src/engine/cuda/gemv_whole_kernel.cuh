@@ -18,7 +18,6 @@
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
 #include "engine/cuda/gemv_unit_schedule.h"
-#include "engine/cuda/pdl.cuh"
 
 namespace ec::engine::cuda::detail {
 
@@ -68,6 +67,14 @@ __device__ __forceinline__ WholeRow<F> whole_row(const GemvArgs& a, int unit, in
   row.w = static_cast<const unsigned char*>(s.w) + (static_cast<uint64_t>(first) + c0) * 16;
   row.raw = F::raw_from(s, (first + static_cast<uint32_t>(c0)) >> 1);
   return row;
+}
+
+// A unit's two rows, rows 0 and 1 of unit_row, for a lane whose first chunk of a row is c0.
+template <class F, bool Swiglu>
+__device__ __forceinline__ void unit_rows(WholeRow<F> (&rows)[2], const GemvArgs& a, int unit,
+                                          int total, int chunks, int c0) {
+  rows[0] = whole_row<F, Swiglu>(a, unit, 0, total, chunks, c0);
+  rows[1] = whole_row<F, Swiglu>(a, unit, 1, total, chunks, c0);
 }
 
 // A lane's fixed offsets into every row, from its first chunk: the last step's chunk and block
@@ -237,40 +244,34 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvA
   int unit = static_cast<int>(blockIdx.x) * kGemvWarps + warp;
   const WholeLane l = whole_lane<J>(lane, chunks);
   WholeUnit<F, J, Paired> u;
-  const int first_unit = min(unit, units - 1);
-  WholeRow<F> rows[2] = {whole_row<F, Swiglu>(a, first_unit, 0, total, chunks, l.c0),
-                         whole_row<F, Swiglu>(a, first_unit, 1, total, chunks, l.c0)};
+  WholeRow<F> rows[2];
+  unit_rows<F, Swiglu>(rows, a, min(unit, units - 1), total, chunks, l.c0);
   if (unit < units) u.load(rows, l, lane);
-  F::init_shared(a, smem);  // constant tables: built before waiting, like the first loads
-  pdl_wait();
-  pdl_trigger();
-  stage<F, V>(a, smem);
+  start_after_first_loads<F, V>(a, smem);
 
   for (; unit < units; unit += stride) {
     const bool more = unit + stride < units;
-    const int next_unit = more ? unit + stride : unit;
-    const WholeRow<F> next[2] = {whole_row<F, Swiglu>(a, next_unit, 0, total, chunks, l.c0),
-                                 whole_row<F, Swiglu>(a, next_unit, 1, total, chunks, l.c0)};
+    WholeRow<F> next[2];
+    unit_rows<F, Swiglu>(next, a, more ? unit + stride : unit, total, chunks, l.c0);
     whole_finish<F, J, Paired, Swiglu, V>(a, unit, rows, u, more, next, l, chunks, smem, lane);
     rows[0] = next[0];
     rows[1] = next[1];
   }
 }
 
-// Launches gemv_whole_kernel<F, J, Paired, Swiglu> with the shared memory it needs.
-template <class F, int J, bool Paired, bool Swiglu>
-void launch_gemv_whole_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  launch_rows(gemv_whole_kernel<F, J, Paired, Swiglu>, a, config, 2, gemv_shared_bytes<F>(a.cols),
-              configured, stream);
+// Launches a unit kernel: Plain, or Swiglu for SwiGLU's units. SwiGLU is a parameter of the
+// kernels, not a branch in them: its rows are the same row of seg[0] and seg[1], known without
+// picking segments.
+template <auto Plain, auto Swiglu, class F>
+void launch_unit_kernel(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
+  if (a.swiglu) return launch_row_kernel<Swiglu, F>(a, config, 2, stream);
+  launch_row_kernel<Plain, F>(a, config, 2, stream);
 }
 
-// SwiGLU is a parameter of the kernel, not a branch in it: its rows are the same row of seg[0] and
-// seg[1], known without picking segments.
 template <class F, int J, bool Paired>
 void launch_gemv_whole(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if (a.swiglu) return launch_gemv_whole_of<F, J, Paired, true>(a, config, stream);
-  launch_gemv_whole_of<F, J, Paired, false>(a, config, stream);
+  launch_unit_kernel<gemv_whole_kernel<F, J, Paired, false>, gemv_whole_kernel<F, J, Paired, true>,
+                     F>(a, config, stream);
 }
 
 }  // namespace ec::engine::cuda::detail
