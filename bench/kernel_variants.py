@@ -4,9 +4,9 @@
 bench_kernels prints only each role's fastest variant; its --json rows hold every variant it timed.
 This reads the rows of one or more runs (binaries of two commits, two GPUs, two days) and prints,
 per format and role, each variant's microseconds and GB/s in every run, sorted by the first run's
-time, with the ratio of each later run's time to the first's. A variant a run did not time shows "-". A
-row whose error against the CPU twin is past bench_kernels' own tolerance (1e-5 for FP16 and BF16,
-1e-3 for the others) is marked FAIL, and the exit status is then 1.
+time, with the ratio of each later run's time to the first's. A variant a run did not time shows
+"-". A row whose error against the CPU twin is past bench_kernels' own tolerance (1e-5 for FP16 and
+BF16, 1e-3 for the others) is marked FAIL, and the exit status is then 1.
 
   kernel_variants.py before=old.jsonl after=new.jsonl [--format nf4] [--role down] [--top 8]
 
