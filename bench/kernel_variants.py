@@ -6,7 +6,8 @@ This reads the rows of one or more runs (binaries of two commits, two GPUs, two 
 per format and role, each variant's microseconds and GB/s in every run, sorted by the first run's
 time, with the ratio of each later run's time to the first's. A variant a run did not time shows
 "-". A row whose error against the CPU twin is past bench_kernels' own tolerance (1e-5 for FP16 and
-BF16, 1e-3 for the others) is marked FAIL, and the exit status is then 1.
+BF16, 1e-3 for the others), or whose error is null (not a number), is marked FAIL, and the exit
+status is then 1.
 
   kernel_variants.py before=old.jsonl after=new.jsonl [--format nf4] [--role down] [--top 8]
 
@@ -59,6 +60,8 @@ def read_rows(path):
             if field not in row:
                 raise BadInput(f"{path}:{number}: no field '{field}' (bench_kernels --json rows "
                                f"have {', '.join(FIELDS)})")
+            if field == "rel_err" and row[field] is None:
+                continue  # bench_kernels writes null for an error that is not a number: FAIL
             if not isinstance(row[field], kind) or isinstance(row[field], bool):
                 raise BadInput(f"{path}:{number}: field '{field}' is {row[field]!r}, expected "
                                f"{'a number' if kind != str else 'a string'}")
@@ -97,7 +100,7 @@ def table(runs, fmt, role, top):
         cells = [v]
         for timed in by_run:
             r = timed.get(v)
-            bad = r is not None and not r["rel_err"] < tolerance(fmt)
+            bad = r is not None and (r["rel_err"] is None or not r["rel_err"] < tolerance(fmt))
             failed |= bad
             time = "-" if r is None else f"{r['seconds'] * 1e6:.2f}"
             cells.append(time + (" FAIL" if bad else ""))

@@ -367,7 +367,14 @@ int run(int argc, char** argv) {
         if (json.is_open()) {
           json << "{\"format\":\"" << fname << "\",\"role\":\"" << role.name << "\",\"variant\":\""
                << engine::cuda::gemv_config_name(cfg) << "\",\"seconds\":" << t
-               << ",\"bytes\":" << bytes << ",\"rel_err\":" << err << "}\n";
+               << ",\"bytes\":" << bytes << ",\"rel_err\":";
+          // JSON has no NaN or infinity: a result that is not a number is written as null.
+          if (std::isfinite(err)) {
+            json << err;
+          } else {
+            json << "null";
+          }
+          json << "}\n";
         }
         if (t < best_t) {
           best_t = t;

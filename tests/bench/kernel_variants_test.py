@@ -88,6 +88,13 @@ class KernelVariants(unittest.TestCase):
         self.assertEqual(rows["h"][1], "1.00 FAIL")
         a = self.write("nan.jsonl", [row("q", 1.0, rel_err=float("nan"))])
         self.assertEqual(self.run_script(f"one={a}").returncode, 1)
+        # bench_kernels writes null where its error is not a number (JSON has no NaN).
+        a = self.write("null.jsonl", [row("q", 1.0, rel_err=None), row("r", 2.0)])
+        got = self.run_script(f"one={a}")
+        self.assertEqual(got.returncode, 1)
+        rows = {r[0]: r for r in self.table_rows(got.stdout)}
+        self.assertEqual(rows["q"][1], "1.00 FAIL")
+        self.assertEqual(rows["r"][1], "2.00")
 
     def test_bad_input_names_the_file_line_and_field(self):
         good = row("v", 1.0)

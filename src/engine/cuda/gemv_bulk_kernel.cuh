@@ -206,8 +206,7 @@ void launch_gemv_bulk(const GemvArgs& a, const GemvConfig& config, cudaStream_t 
                      ? "gemv: the bulk-copy variant's rings do not fit this GPU's shared memory"
                      : "gemv: the bulk-copy variant needs sm_90 or newer");
   }
-  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  launch_rows(gemv_bulk_kernel<F, R, U, S>, a, config, R, smem, configured, stream);
+  launch_row_kernel<gemv_bulk_kernel<F, R, U, S>>(a, config, R, smem, stream);
 }
 
 }  // namespace ec::engine::cuda::detail

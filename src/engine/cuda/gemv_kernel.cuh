@@ -784,12 +784,19 @@ void launch_rows(Kernel kernel, const GemvArgs& a, const GemvConfig& config, int
   launch_maybe_pdl(kernel, dim3(static_cast<unsigned>(grid)), smem, config.pdl, stream, a);
 }
 
+// Launches Kernel, a row kernel with R rows a warp, with smem bytes of dynamic shared memory.
+template <auto Kernel>
+void launch_row_kernel(const GemvArgs& a, const GemvConfig& config, int R, size_t smem,
+                       cudaStream_t stream) {
+  static size_t configured = 48 * 1024;  // per kernel: the dynamic limit already set
+  launch_rows(Kernel, a, config, R, smem, configured, stream);
+}
+
 // Launches Kernel, a row kernel of format F with R rows a warp, with the shared memory its staged
 // x needs.
 template <auto Kernel, class F>
 void launch_row_kernel(const GemvArgs& a, const GemvConfig& config, int R, cudaStream_t stream) {
-  static size_t configured = 48 * 1024;  // per instantiation: the dynamic limit already set
-  launch_rows(Kernel, a, config, R, gemv_shared_bytes<F>(a.cols), configured, stream);
+  launch_row_kernel<Kernel>(a, config, R, gemv_shared_bytes<F>(a.cols), stream);
 }
 
 template <class F, int R, GemvPipeline P, int U>
