@@ -4,13 +4,17 @@
 #   kernels  each GEMV role's variants alone (bench_kernels, µs per call) for the formats tuned;
 #   tune     `ecocompute tune` of each model × precision into a copy of the table
 #            ($OUT/tuned.json), starting from the copy's entries, as the tuner does;
-#   turns    bench_decode with the table before and with the tuned copy, in processes that take
-#            turns (bench/decode_turns.py): tok/s of every process, × FP16, J/1k tok, variants.
+#   turns    bench_decode with the table before and with the tuned copy (and the pinned copy,
+#            with PIN), in processes that take turns (bench/decode_turns.py): tok/s of every
+#            process, × FP16, J/1k tok, variants.
 # then the turns' table (also $OUT/summary.md). A tuned copy goes into data/tuning/ only where its
 # processes decode faster than the table's, their ranges apart (data/tuning/README.md).
 #   bench/device/tune_compare.sh [BUILD_DIR]
 #   MODELS=qwen2-7b PRECISIONS=NF4,NF4-DQ TURNS=2 TABLE=data/tuning/<gpu>.json
 #   STAGES="tests kernels tune turns"
+#   PIN="qwen2-7b:nf4,nf4-dq:qkv,o=r2p-whole ..."   an arm of the table with those entries on
+#            those variants (bench/table_arm.py's SETs), timed in the turns beside the others
+# A table named for another GPU (the H200's on an H100) is renamed for this one in every arm.
 # Budget on an H200: tests ≈ 60 s, kernels ≈ 20 s a model, tune ≈ 10 s a model and precision,
 # turns ≈ 30 s a 7B process of three formats. Each stage has its own timeout.
 set -u
@@ -43,6 +47,19 @@ kernel_formats() {
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv >"$OUT/smi.txt" 2>&1
 echo "table before: $TABLE ($(sha256sum "$TABLE" | cut -c1-12))" | tee "$OUT/table.txt"
+# The engine loads only a table named for its own GPU: on another card, every arm starts from a
+# copy renamed for it.
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+if [ -n "$GPU" ] && ! grep -qF "\"name\": \"$GPU\"" "$TABLE"; then
+  python3 "$HERE/../table_arm.py" "$TABLE" --gpu "$GPU" --out "$OUT/before.json" >/dev/null || exit 2
+  TABLE="$OUT/before.json"
+  echo "renamed for $GPU: $TABLE" | tee -a "$OUT/table.txt"
+fi
+if [ -n "${PIN:-}" ]; then
+  # shellcheck disable=SC2086  # PIN is a list of SETs
+  python3 "$HERE/../table_arm.py" "$TABLE" --out "$OUT/pinned.json" $PIN | tee -a "$OUT/table.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || exit 2
+fi
 
 for stage in $STAGES; do
   # Past the budget a stage is skipped, so that the summary still prints within 10 minutes.
@@ -74,10 +91,15 @@ for stage in $STAGES; do
       done
       ;;
     turns)
-      [ -f "$OUT/tuned.json" ] || { echo "turns: no tuned table (run the tune stage)"; continue; }
+      arms=(--arm "before=--tuning-table $TABLE")
+      [ -f "$OUT/tuned.json" ] && arms+=(--arm "tuned=--tuning-table $OUT/tuned.json")
+      [ -f "$OUT/pinned.json" ] && arms+=(--arm "pinned=--tuning-table $OUT/pinned.json")
+      if [ ${#arms[@]} -lt 4 ]; then
+        echo "turns: nothing to compare with the table (run the tune stage, or give PIN)"
+        continue
+      fi
       timeout 400 python3 "$HERE/../decode_turns.py" --bench "$BENCH/bench_decode" \
-        --turns "$TURNS" --json "$OUT/turns.jsonl" --log "$OUT/turns.log" \
-        --arm "before=--tuning-table $TABLE" --arm "tuned=--tuning-table $OUT/tuned.json" \
+        --turns "$TURNS" --json "$OUT/turns.jsonl" --log "$OUT/turns.log" "${arms[@]}" \
         -- --models "$MODELS" --formats "FP16,$PRECISIONS" --tokens 256 >"$OUT/summary.md"
       echo "turns exit $? at $(elapsed) s"
       cat "$OUT/summary.md"
