@@ -51,7 +51,8 @@ echo "table before: $TABLE ($(sha256sum "$TABLE" | cut -c1-12))" | tee "$OUT/tab
 # copy renamed for it.
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 if [ -n "$GPU" ] && ! grep -qF "\"name\": \"$GPU\"" "$TABLE"; then
-  python3 "$HERE/../table_arm.py" "$TABLE" --gpu "$GPU" --out "$OUT/before.json" >/dev/null || exit 2
+  python3 "$HERE/../table_arm.py" "$TABLE" --gpu "$GPU" --out "$OUT/before.json" >/dev/null ||
+    exit 2
   TABLE="$OUT/before.json"
   echo "renamed for $GPU: $TABLE" | tee -a "$OUT/table.txt"
 fi
