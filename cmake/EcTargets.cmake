@@ -27,11 +27,11 @@ function(ec_unity_batches target n)
   endif()
 endfunction()
 
-# ec_module(NAME [UNITY N] DIRS dir... DEPS target...): a static library of every .cpp (and .cu when
-# CUDA is on) in the listed folders under src/, its C++ sources compiled N to a translation unit
-# with UNITY (ec_unity_batches). New files join their folder's library without touching CMake.
+# ec_module(NAME [NO_UNITY] DIRS dir... DEPS target...): a static library of every .cpp (and .cu when
+# CUDA is on) in the listed folders under src/, its C++ sources compiled six to a translation unit
+# (ec_unity_batches) unless NO_UNITY. New files join their folder's library without touching CMake.
 function(ec_module name)
-  cmake_parse_arguments(ARG "" "UNITY" "DIRS;DEPS;CUDA_DIRS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_UNITY" "" "DIRS;DEPS;CUDA_DIRS" ${ARGN})
   set(sources)
   foreach(dir IN LISTS ARG_DIRS)
     file(GLOB found CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/${dir}/*.cpp")
@@ -46,8 +46,8 @@ function(ec_module name)
   endif()
   if(sources)
     add_library(${name} STATIC ${sources})
-    if(ARG_UNITY)
-      ec_unity_batches(${name} ${ARG_UNITY})
+    if(NOT ARG_NO_UNITY)
+      ec_unity_batches(${name} 6)
     endif()
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
     target_link_libraries(${name} PUBLIC ${ARG_DEPS})
