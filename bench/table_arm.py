@@ -76,7 +76,9 @@ def write_atomically(path, table):
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".table_arm.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(table, f, indent=1)
+            # As `ecocompute tune` writes a table (two spaces, keys sorted), so that a copy
+            # checked in differs from its source only where its entries do.
+            json.dump(table, f, indent=2, sort_keys=True)
             f.write("\n")
         os.replace(tmp, path)
     except BaseException:
