@@ -10,7 +10,8 @@
 # then the turns' table (also $OUT/summary.md). A tuned copy goes into data/tuning/ only where its
 # processes decode faster than the table's, their ranges apart (data/tuning/README.md).
 #   bench/device/tune_compare.sh [BUILD_DIR]
-#   MODELS=qwen2-7b PRECISIONS=NF4,NF4-DQ TURNS=2 TABLE=data/tuning/<gpu>.json
+#   MODELS=qwen2-7b PRECISIONS=NF4,NF4-DQ TURNS=2 TABLE=FILE (default: data/tuning/'s table
+#   named for this GPU)
 #   STAGES="tests kernels tune turns"
 #   PIN="qwen2-7b:nf4,nf4-dq:qkv,o=r2p-whole ..."   an arm of the table with those entries on
 #            those variants (bench/table_arm.py's SETs), timed in the turns beside the others
@@ -27,7 +28,6 @@ STAGES=${STAGES:-"tests kernels tune turns"}
 MODELS=${MODELS:-qwen2-7b}
 PRECISIONS=${PRECISIONS:-NF4,NF4-DQ}
 TURNS=${TURNS:-2}
-TABLE=${TABLE:-$(ls "$HERE"/../../data/tuning/*.json | head -1)}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export EC_NO_PROGRESS=1
 mkdir -p "$OUT"
@@ -46,10 +46,18 @@ kernel_formats() {
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv >"$OUT/smi.txt" 2>&1
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+# The table before: TABLE, else the one data/tuning/ ships for this GPU.
+if [ -z "${TABLE:-}" ]; then
+  TABLE=$(grep -lF "\"name\": \"$GPU\"" "$HERE"/../../data/tuning/*.json 2>/dev/null | head -1)
+  if [ -z "$TABLE" ]; then
+    echo "tune_compare: no table in data/tuning/ is named for '$GPU'; give TABLE=FILE" >&2
+    exit 2
+  fi
+fi
 echo "table before: $TABLE ($(sha256sum "$TABLE" | cut -c1-12))" | tee "$OUT/table.txt"
 # The engine loads only a table named for its own GPU: on another card, every arm starts from a
 # copy renamed for it.
-GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 if [ -n "$GPU" ] && ! grep -qF "\"name\": \"$GPU\"" "$TABLE"; then
   python3 "$HERE/../table_arm.py" "$TABLE" --gpu "$GPU" --out "$OUT/before.json" >/dev/null ||
     exit 2
