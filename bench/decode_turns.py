@@ -7,7 +7,7 @@ compared in processes run alternately: each turn runs every arm once, in reverse
 other turn (A B, B A, A B, ...), so that a drift of the machine over the run weighs on both alike.
 Prints one row per model, precision and arm (tok/s of each process in run order, x FP16 of each,
 J/1k tok, the kernel variant strings), then each arm against the first: the ratio of median tok/s
-and whether their ranges overlap. Writes every bench_decode row, with its arm and turn, to --json.
+and whether their ranges overlap, and the same for J/1k tok. Writes every bench_decode row, with its arm and turn, to --json.
 
   decode_turns.py --arm shipped= --arm tuned='--tuning-table new.json' --turns 3 \\
       [--bench build/static/bench/bench_decode] [--json rows.jsonl] -- --models qwen2-7b \\
@@ -81,6 +81,18 @@ def joules_per_1k(row):
     return statistics.median(joules) / tokens * 1000.0
 
 
+def energy_versus(first, arm):
+    """The J/1k tok of an arm against the first's: medians, the change, whether the ranges overlap.
+    A faster set of kernels can take more energy a token (the H100's L2-prefetching FP16 variants
+    drew 25 W more for the same bytes), so a comparison of speed alone can ship a costlier one."""
+    if not first or not arm:
+        return ""
+    a, b = statistics.median(first), statistics.median(arm)
+    overlap = min(arm) <= max(first) and min(first) <= max(arm)
+    return (f"; J/1k tok {a:.0f} -> {b:.0f} ({(b / a - 1) * 100:+.1f} %, ranges "
+            + ("overlap" if overlap else "apart") + ")")
+
+
 def span(values, fmt):
     if not values:
         return "n/a"
@@ -101,6 +113,7 @@ def summarise(arm_names, rows):
         medians = {}
         ranges = {}
         x_medians = {}
+        energy = {}  # J/1k tok of each process
         for arm in arm_names:
             mine = [r for r in rows
                     if r["arm"] == arm and r["model"] == model and r["precision"] == precision]
@@ -116,6 +129,7 @@ def summarise(arm_names, rows):
             medians[arm] = statistics.median(tps)
             ranges[arm] = (min(tps), max(tps))
             x_medians[arm] = statistics.median(x) if x else None
+            energy[arm] = j
         first = arm_names[0]
         for arm in arm_names[1:]:
             if first not in medians or arm not in medians:
@@ -127,7 +141,8 @@ def summarise(arm_names, rows):
                 x = f"; x FP16 {x_medians[first]:.3f} -> {x_medians[arm]:.3f} (medians)"
             versus.append(f"- {model} {precision}: {arm} / {first} = "
                           f"{medians[arm] / medians[first]:.4f} (median tok/s); ranges "
-                          + ("overlap" if overlap else "apart") + x)
+                          + ("overlap" if overlap else "apart") + x
+                          + energy_versus(energy[first], energy[arm]))
     return "\n".join(out + ([""] + versus if versus else [])) + "\n"
 
 

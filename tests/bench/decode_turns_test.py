@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/decode_turns.py against a stand-in bench_decode (no GPU): the arms run in turns, reversed
-every other turn, each with the common arguments and its own; the summary and the ratios come from
-the rows the processes wrote; a failed process or a MISMATCH row gives exit status 1 and loses no
+every other turn, each with the common arguments and its own; the summary and the ratios of speed
+and energy come from the rows the processes wrote; a failed process or a MISMATCH row gives exit status 1 and loses no
 row; malformed arms are refused with exit status 2."""
 
 import json
@@ -25,11 +25,12 @@ n = sum(1 for _ in open(calls)) if os.path.exists(calls) else 0
 with open(calls, "a") as f:
     f.write(json.dumps(args) + "\n")
 speed = float(opt.get("--speed", "100"))
+joules = float(opt.get("--joules", "2.56")) + n * 0.0256  # 10 J/1k tok, 0.1 more each call
 with open(opt["--json"], "w") as f:
     for fmt in opt.get("--formats", "FP16").split(","):
         tok_s = speed * (2.0 if fmt != "FP16" else 1.0) + n
         f.write(json.dumps({"model": opt.get("--models", "m"), "precision": fmt, "tok_s": tok_s,
-                            "x_fp16": tok_s / (speed + n), "tokens": 256, "joules": [2.56, 2.56],
+                            "x_fp16": tok_s / (speed + n), "tokens": 256, "joules": [joules, joules],
                             "kernel_variant": "v" + opt.get("--speed", "100"),
                             "mismatch": opt.get("--mismatch", "")}) + "\n")
 sys.exit(int(opt.get("--exit", "0")))
@@ -81,7 +82,20 @@ class DecodeTurns(unittest.TestCase):
         self.assertIn("| m | FP16 | b | 111.0, 112.0, 115.0 |", done.stdout)
         self.assertIn(f"b / a = {112.0 / 103.0:.4f} (median tok/s); ranges apart; x FP16 "
                       "1.000 -> 1.000 (medians)", done.stdout)
-        self.assertIn("| 10, 10, 10 |", done.stdout)  # J/1k tok: 2.56 J over 256 tokens
+        # J/1k tok: 2.56 J over 256 tokens, 0.1 more each process: a's 10.0, 10.3, 10.4
+        self.assertIn("| 10, 10, 10 |", done.stdout)
+
+    def test_energy_of_each_arm_against_the_first(self):
+        done = self.run_turns("--arm", "a=--speed 100", "--arm", "b=--speed 110 --joules 3.072",
+                              "--turns", "3", "--", "--formats", "FP16")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        # a's J/1k tok 10.0, 10.3, 10.4 (median 10.3); b's 12.1, 12.2, 12.5 (median 12.2).
+        self.assertIn(f"J/1k tok 10 -> 12 ({(12.2 / 10.3 - 1) * 100:+.1f} %, ranges apart)",
+                      done.stdout)
+        done = self.run_turns("--arm", "a=--speed 100", "--arm", "b=--speed 110 --joules 2.5856",
+                              "--turns", "2", "--", "--formats", "FP16")
+        # The calls go on counting: a's 10.6, 10.9; b's 10.8, 10.9: the ranges overlap.
+        self.assertIn("%, ranges overlap)", done.stdout)
 
     def test_x_fp16_medians_of_each_arm(self):
         done = self.run_turns("--arm", "a=--speed 100", "--arm", "b=--speed 110", "--turns", "1",
