@@ -7,7 +7,8 @@ compared in processes run alternately: each turn runs every arm once, in reverse
 other turn (A B, B A, A B, ...), so that a drift of the machine over the run weighs on both alike.
 Prints one row per model, precision and arm (tok/s of each process in run order, x FP16 of each,
 J/1k tok, the kernel variant strings), then each arm against the first: the ratio of median tok/s
-and whether their ranges overlap, and the same for J/1k tok. Writes every bench_decode row, with its arm and turn, to --json.
+and whether their ranges overlap, and the same for J/1k tok. Writes every bench_decode row, with
+its arm and turn, to --json.
 
   decode_turns.py --arm shipped= --arm tuned='--tuning-table new.json' --turns 3 \\
       [--bench build/static/bench/bench_decode] [--json rows.jsonl] -- --models qwen2-7b \\
@@ -81,6 +82,11 @@ def joules_per_1k(row):
     return statistics.median(joules) / tokens * 1000.0
 
 
+def ranges(first, other):
+    """Whether two arms' values, one per process, overlap ("overlap") or stand apart ("apart")."""
+    return "overlap" if min(other) <= max(first) and min(first) <= max(other) else "apart"
+
+
 def energy_versus(first, arm):
     """The J/1k tok of an arm against the first's: medians, the change, whether the ranges overlap.
     A faster set of kernels can take more energy a token (the H100's L2-prefetching FP16 variants
@@ -88,9 +94,8 @@ def energy_versus(first, arm):
     if not first or not arm:
         return ""
     a, b = statistics.median(first), statistics.median(arm)
-    overlap = min(arm) <= max(first) and min(first) <= max(arm)
-    return (f"; J/1k tok {a:.0f} -> {b:.0f} ({(b / a - 1) * 100:+.1f} %, ranges "
-            + ("overlap" if overlap else "apart") + ")")
+    change = (b / a - 1) * 100
+    return f"; J/1k tok {a:.0f} -> {b:.0f} ({change:+.1f} %, ranges {ranges(first, arm)})"
 
 
 def span(values, fmt):
@@ -110,8 +115,7 @@ def summarise(arm_names, rows):
            "|---|---|---|---|---|---|---|"]
     versus = []
     for model, precision in keys:
-        medians = {}
-        ranges = {}
+        speed = {}  # tok/s of each process
         x_medians = {}
         energy = {}  # J/1k tok of each process
         for arm in arm_names:
@@ -126,22 +130,19 @@ def summarise(arm_names, rows):
             mismatch = "; MISMATCH" if any(r.get("mismatch") for r in mine) else ""
             out.append(f"| {model} | {precision} | {arm} | {span(tps, '{:.1f}')}{mismatch} "
                        f"| {span(x, '{:.3f}')} | {span(j, '{:.0f}')} | {' / '.join(variants)} |")
-            medians[arm] = statistics.median(tps)
-            ranges[arm] = (min(tps), max(tps))
+            speed[arm] = tps
             x_medians[arm] = statistics.median(x) if x else None
             energy[arm] = j
         first = arm_names[0]
         for arm in arm_names[1:]:
-            if first not in medians or arm not in medians:
+            if first not in speed or arm not in speed:
                 continue
-            (lo_a, hi_a), (lo_b, hi_b) = ranges[first], ranges[arm]
-            overlap = lo_b <= hi_a and lo_a <= hi_b
             x = ""
             if x_medians[first] is not None and x_medians[arm] is not None:
                 x = f"; x FP16 {x_medians[first]:.3f} -> {x_medians[arm]:.3f} (medians)"
-            versus.append(f"- {model} {precision}: {arm} / {first} = "
-                          f"{medians[arm] / medians[first]:.4f} (median tok/s); ranges "
-                          + ("overlap" if overlap else "apart") + x
+            ratio = statistics.median(speed[arm]) / statistics.median(speed[first])
+            versus.append(f"- {model} {precision}: {arm} / {first} = {ratio:.4f} (median tok/s); "
+                          f"ranges {ranges(speed[first], speed[arm])}{x}"
                           + energy_versus(energy[first], energy[arm]))
     return "\n".join(out + ([""] + versus if versus else [])) + "\n"
 

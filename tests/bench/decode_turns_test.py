@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """bench/decode_turns.py against a stand-in bench_decode (no GPU): the arms run in turns, reversed
 every other turn, each with the common arguments and its own; the summary and the ratios of speed
-and energy come from the rows the processes wrote; a failed process or a MISMATCH row gives exit status 1 and loses no
-row; malformed arms are refused with exit status 2."""
+and energy come from the rows the processes wrote; a failed process or a MISMATCH row gives exit
+status 1 and loses no row; malformed arms are refused with exit status 2."""
 
 import json
 import os
@@ -30,7 +30,8 @@ with open(opt["--json"], "w") as f:
     for fmt in opt.get("--formats", "FP16").split(","):
         tok_s = speed * (2.0 if fmt != "FP16" else 1.0) + n
         f.write(json.dumps({"model": opt.get("--models", "m"), "precision": fmt, "tok_s": tok_s,
-                            "x_fp16": tok_s / (speed + n), "tokens": 256, "joules": [joules, joules],
+                            "x_fp16": tok_s / (speed + n), "tokens": 256,
+                            "joules": [joules, joules],
                             "kernel_variant": "v" + opt.get("--speed", "100"),
                             "mismatch": opt.get("--mismatch", "")}) + "\n")
 sys.exit(int(opt.get("--exit", "0")))
