@@ -8,7 +8,7 @@
 #             `run --model qwen2-0.5b --precision INT8`: their kernel_variant strings (baseline and
 #             precision) compared byte for byte, and their tok/s spread (max/min − 1);
 #   standing  bench_decode over the five architectures × FP16, INT8-WO, NF4 (tok/s, % of copy);
-# then one short table (also $OUT/summary.md).
+# then one short table (also $OUT/summary.md; every output in $OUT/engine_determinism.tgz).
 #   bench/device/engine_determinism.sh [BUILD_DIR]    STAGES="tune tests runs standing"
 #   TABLE=FILE|shipped: the table runs and standing load (default: the one `tune` wrote here, else
 #   the table shipped in the binary for this GPU).
@@ -16,6 +16,7 @@
 # descent over every variant of every role), tests ≈ 60 s, runs ≈ 150 s (1 warm-up and 5 measured
 # iterations of 256 tokens, no quality probe), standing ≈ 60 s. Each stage has its own timeout.
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
 B=$(cd "${1:-build/static}" && pwd)
 EC="$B/bin/ecocompute"
 BENCH="$B/bench"
@@ -25,6 +26,9 @@ MODELS=${MODELS:-qwen2-0.5b,tinyllama-1.1b,qwen2-1.5b,qwen2.5-3b,qwen2-7b}
 PROCESSES=${PROCESSES:-5}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export EC_NO_PROGRESS=1
+# shellcheck source=bench/device/return_archive.sh
+. "$HERE/return_archive.sh"
+return_archive engine_determinism
 mkdir -p "$OUT/tuning" "$OUT/runs"
 T0=$(date +%s)
 elapsed() { echo $(($(date +%s) - T0)); }

@@ -6,13 +6,18 @@
 #  2. five processes of `run --model qwen2-0.5b --precision INT8` under the window rule: the SD of
 #     their energy vs FP16 (goal: 0.3 pp) and no short-window note;
 #  3. each phase's counter against its cross-checks (the driver's ~50 Hz samples, instant power).
-# One table at the end; reports, logs and the table under $OUT.
+# One table at the end ($OUT/summary.md); reports, logs and the table in
+# $OUT/measure_validation.tgz.
 #   bench/device/measure_validation.sh [BUILD_DIR]      (default build/static; `make static`)
 #   HF_MODELS=qwen2-0.5b,qwen2-1.5b HF_ITER=5 PROCESSES=5 BUDGET_S=540
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
 B=${1:-build/static}
 EC="$B/bin/ecocompute"
 OUT=${OUT:-$PWD/out}
+# shellcheck source=bench/device/return_archive.sh
+. "$HERE/return_archive.sh"
+return_archive measure_validation
 R="$OUT/reports"
 mkdir -p "$R"
 HF_MODELS=${HF_MODELS:-qwen2-0.5b,qwen2-1.5b}
@@ -72,7 +77,7 @@ if [ "$(left)" -gt 50 ]; then
   log "run qwen2-0.5b INT8 without the window rule: exit $?"
 fi
 
-python3 - "$R" "$HF_MODELS" <<'PY' | tee "$OUT/table.md"
+python3 - "$R" "$HF_MODELS" <<'PY' | tee "$OUT/summary.md"
 import glob, json, os, statistics, sys
 R, models = sys.argv[1], sys.argv[2].split(",")
 

@@ -6,10 +6,11 @@
 #          listed variant's full dot, per 512 bytes of NF4 codes: the figure of
 #          docs/results/decode-h200.md, "What holds NF4 back" (r2p-u2 137.1, r2p-flat-u2 127.8 at
 #          gate_up), with the DRAM bytes it read over the codes' bytes.
-# then one table (also $OUT/profile.md).
+# then one table (also $OUT/summary.md; every output in $OUT/nf4_profile.tgz).
 #   bench/device/nf4_profile.sh [BUILD_DIR]    STAGES="probe ncu"
 #   GATE_UP="r2p-u2 r2p-flat-u2 r2p-whole" DOWN="r2p-u2 r2p-dbuf-u2"  (the probe has no -l2pf)
 set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
 B=$(cd "${1:-build/static}" && pwd)
 PROBE="$B/bench/bench_nf4_probe"
 OUT=${OUT:-$PWD/out}
@@ -17,6 +18,9 @@ STAGES=${STAGES:-"probe ncu"}
 GATE_UP=${GATE_UP:-"r2p-u2 r2p-flat-u2 r2p-whole"}
 DOWN=${DOWN:-"r2p-u2 r2p-dbuf-u2"}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+# shellcheck source=bench/device/return_archive.sh
+. "$HERE/return_archive.sh"
+return_archive nf4_profile
 mkdir -p "$OUT/ncu"
 T0=$(date +%s)
 elapsed() { echo $(($(date +%s) - T0)); }
@@ -46,7 +50,7 @@ for stage in $STAGES; do
   esac
 done
 
-python3 - "$OUT" <<'PY' | tee "$OUT/profile.md"
+python3 - "$OUT" <<'PY' | tee "$OUT/summary.md"
 import csv, glob, os, sys
 out = sys.argv[1]
 # The probe's shapes are qwen2-7b's: gate_up 2 x 18,944 rows of 3,584 features, down 3,584 rows

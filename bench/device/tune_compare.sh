@@ -3,12 +3,13 @@
 #   tests    the CUDA GEMV variants against their CPU twins and each other (test_engine_cuda);
 #   kernels  each GEMV role's variants alone (bench_kernels, µs per call) for the formats tuned;
 #   tune     `ecocompute tune` of each model × precision into a copy of the table
-#            ($OUT/tuned.json), starting from the copy's entries, as the tuner does;
+#            (tuned.json), starting from the copy's entries, as the tuner does;
 #   turns    bench_decode with the table before and with the tuned copy (and the pinned copy,
 #            with PIN), in processes that take turns (bench/decode_turns.py): tok/s of every
 #            process, × FP16, J/1k tok, variants.
-# then the turns' table (also $OUT/summary.md). A tuned copy goes into data/tuning/ only where its
-# processes decode faster than the table's, their ranges apart (data/tuning/README.md).
+# then the turns' table (also $OUT/summary.md; every output in $OUT/tune_compare.tgz). A tuned
+# copy goes into data/tuning/ only where its processes decode faster than the table's, their ranges
+# apart (data/tuning/README.md).
 #   bench/device/tune_compare.sh [BUILD_DIR]
 #   MODELS=qwen2-7b PRECISIONS=NF4,NF4-DQ TURNS=2 TABLE=FILE (default: data/tuning/'s table
 #   named for this GPU)
@@ -30,7 +31,9 @@ PRECISIONS=${PRECISIONS:-NF4,NF4-DQ}
 TURNS=${TURNS:-2}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export EC_NO_PROGRESS=1
-mkdir -p "$OUT"
+# shellcheck source=bench/device/return_archive.sh
+. "$HERE/return_archive.sh"
+return_archive tune_compare
 T0=$(date +%s)
 elapsed() { echo $(($(date +%s) - T0)); }
 # bench_kernels' format names for the precisions: lower case, LLM.int8() as int8-llm.
