@@ -8,10 +8,16 @@ return_archive() {
   local name=$1
   RETURN_DIR=$OUT
   OUT=${WORK:-/tmp/ec_$name}
-  # A scratch folder by definition: a stale tuned.json or report from an earlier run would be
-  # taken for this run's.
+  # Emptied first: a stale tuned.json or report from an earlier run would be taken for this run's.
+  # Only a folder these scripts made (it holds .ec_work) or an empty one: WORK=$HOME must not be
+  # wiped.
+  if [ -d "$OUT" ] && [ -n "$(ls -A "$OUT")" ] && [ ! -f "$OUT/.ec_work" ]; then
+    echo "$name: WORK=$OUT holds files these scripts did not write; give a new or empty folder" >&2
+    exit 2
+  fi
   rm -rf "$OUT"
   mkdir -p "$OUT" "$RETURN_DIR"
+  touch "$OUT/.ec_work"
   # shellcheck disable=SC2064  # the name is fixed now, the folders at exit are these
   trap "return_archive_pack '$name'" EXIT
 }
