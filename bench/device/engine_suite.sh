@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The CUDA engine on a GPU machine: validate every CUDA kernel against its CPU twin (test_engine_cuda), benchmark the
-# GEMV variants against the copy ceiling and cuBLAS (bench_kernels), decode end to end over the
+# The CUDA engine on a GPU machine: validate every CUDA kernel against its CPU twin
+# (test_engine_cuda), benchmark the GEMV variants against the copy ceiling and cuBLAS (bench_kernels)
+# and every other kernel against the copy ceiling (bench_ops), decode end to end over the
 # seed presets × formats (bench_decode), run Hugging Face eager FP16 on the same architectures
 # (hf_peer.py), and print the short tables last. Outputs go under $OUT (8 files at most).
 #   bench/device/engine_suite.sh [BUILD_DIR]     STAGES="tests kernels decode hf" MODELS=... FORMATS=...
@@ -39,6 +40,8 @@ for stage in $STAGES; do
       timeout "${T_KERNELS:-300}" "$B/bench/bench_kernels" --preset "$KPRESET" --json "$OUT/kernels.jsonl" \
         >"$OUT/kernels.md" 2>&1
       echo "bench_kernels exit $?" >>"$OUT/kernels.md"
+      timeout "${T_OPS:-120}" "$B/bench/bench_ops" >>"$OUT/kernels.md" 2>&1
+      echo "bench_ops exit $?" >>"$OUT/kernels.md"
       ;;
     decode)
       timeout "${T_DECODE:-420}" "$B/bench/bench_decode" --models "$MODELS" --formats "$FORMATS" \

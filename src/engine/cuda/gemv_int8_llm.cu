@@ -403,16 +403,12 @@ void launch_batch(const GemvArgs& a, const GemvConfig& config, int n_tokens, cud
                            config.pdl, stream, a);
 }
 
-__global__ void outlier_mask_kernel(const float* x, const float* norm, double eps, int cols,
-                                    uint32_t* mask) {
+__global__ void outlier_mask_kernel(const float* x, int cols, uint32_t* mask) {
   const float* xt = x + static_cast<int64_t>(blockIdx.x) * cols;
-  const float inv_rms = norm != nullptr ? detail::rms_inverse<kSweep>(xt, eps, cols) : 1.0f;
   const float thr = round16(quant::kLlmInt8Threshold);
   for (int i = threadIdx.x; i < cols; i += blockDim.x) {
-    // The fp16 activation, as the CPU forms it (and Int8LlmPolicy::quad): fp16(norm · (x ·
-    // inv_rms)) or fp16(x).
-    const float v = round16(norm != nullptr ? norm[i] * (xt[i] * inv_rms) : xt[i]);
-    const unsigned bits = __ballot_sync(0xffffffffu, fabsf(v) >= thr);
+    // The fp16 activation, as the CPU forms it: |fp16(x)| ≥ fp16(6).
+    const unsigned bits = __ballot_sync(0xffffffffu, fabsf(round16(xt[i])) >= thr);
     if ((threadIdx.x & 31) == 0 && bits != 0) atomicOr(mask + i / 32, bits);
   }
 }
@@ -443,10 +439,10 @@ void launch_gemv_int8_llm(const GemvArgs& args, const GemvConfig& config, int n_
   cuda_invalid("gemv int8-llm: rows_per_warp must be 1, 2 or 4 (2 or 4 with swiglu)");
 }
 
-void int8_llm_outlier_mask(const float* x, const float* norm, double eps, int n_tokens, int cols,
-                           uint32_t* mask, cudaStream_t stream) {
+void int8_llm_outlier_mask(const float* x, int n_tokens, int cols, uint32_t* mask,
+                           cudaStream_t stream) {
   if (n_tokens <= 0) return;
-  outlier_mask_kernel<<<n_tokens, kGemvThreads, 0, stream>>>(x, norm, eps, cols, mask);
+  outlier_mask_kernel<<<n_tokens, kGemvThreads, 0, stream>>>(x, cols, mask);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -14,9 +14,9 @@ void launch_gemv_int8_llm(const GemvArgs& args, const GemvConfig& config, int n_
 // Shared memory per block of either kernel for `cols` input features.
 size_t gemv_int8_llm_shared_bytes(int cols);
 
-// mask[cols/32] |= bit c for every column c where some token of x [n, cols] (normalised by `norm`
-// when given) has |fp16(x)| ≥ 6: bnb's outlier columns of a batch. The mask must start zeroed.
-void int8_llm_outlier_mask(const float* x, const float* norm, double eps, int n_tokens, int cols,
-                           uint32_t* mask, cudaStream_t stream);
+// mask[cols/32] |= bit c for every column c where some token of x [n, cols] has |fp16(x)| ≥ 6:
+// bnb's outlier columns of a batch. cols is a multiple of 32; the mask must start zeroed.
+void int8_llm_outlier_mask(const float* x, int n_tokens, int cols, uint32_t* mask,
+                           cudaStream_t stream);
 
 }  // namespace ec::engine::cuda

@@ -200,7 +200,7 @@ void CudaLinear::prefill(const float* x, int n, float* y, bool accumulate, Prefi
     // bnb's batch semantics: outlier columns over every token of the call.
     EC_CHECK(scratch.mask.size() >= static_cast<size_t>(cols_ / 32), "prefill: mask too small");
     CUDA_CHECK(cudaMemsetAsync(scratch.mask.get(), 0, static_cast<size_t>(cols_ / 32) * 4, stream));
-    int8_llm_outlier_mask(x, nullptr, 0.0, n, cols_, scratch.mask.get(), stream);
+    int8_llm_outlier_mask(x, n, cols_, scratch.mask.get(), stream);
     GemvArgs a = decode_args();
     a.x = x;
     a.y = y;
