@@ -111,8 +111,9 @@ class Table {
   int failures_ = 0;
 };
 
-// The decode step's own kernels: the tokens' embedding rows and the greedy argmax over the vocab.
-// The table holds 8,192 rows of the preset's width: a lookup reads only its tokens' rows.
+// The embedding lookup for one token (decode) and for a prefill chunk, and the decode step's greedy
+// argmax over the vocabulary. The table holds 8,192 rows of the preset's width: a lookup reads only
+// its tokens' rows.
 void decode_ops(const model::ModelConfig& c, int tokens, Table& table) {
   const int rows = std::min(c.vocab_size, 8192), hidden = c.hidden_size;
   const auto bits = f16_bits(values(static_cast<size_t>(rows) * hidden, 1, 0.02f));
