@@ -221,7 +221,7 @@ void prefill_ops(const model::ModelConfig& c, int n, Table& table) {
           const auto got = d_qkv.download();
           const auto kbits = kc.download();
           for (int t = 0; t < n; ++t) {
-            for (int i = 0; i < (heads + kv) * d; ++i) {
+            for (int i = 0; i < heads * d; ++i) {  // q in place; k goes to the cache only
               const size_t at = static_cast<size_t>(t) * stride + static_cast<size_t>(i);
               if (got[at] != want[at]) return false;
             }

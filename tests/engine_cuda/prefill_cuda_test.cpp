@@ -131,7 +131,8 @@ std::vector<float> batch_reference(const std::vector<LlmWeights>& w, const Batch
 
 // Every rows-per-warp the batch kernel has, one block per row group and persistent, with and
 // without PDL: each bit for bit the reference, since the kernel takes the reference's operations
-// (int32 dot, bnb's dequantization, fp16 outlier products summed in FP32 in column order).
+// (int32 dot, bnb's dequantization, fp16 outlier products summed in FP32 in column order); with
+// SwiGLU, within the device's expf of it.
 TEST(CudaPrefill, Int8LlmBatchGemvMatchesTheReferenceBitForBit) {
   EC_REQUIRE_CUDA();
   const BatchShape shapes[] = {
@@ -185,10 +186,18 @@ TEST(CudaPrefill, Int8LlmBatchGemvMatchesTheReferenceBitForBit) {
             a.residual = sh.residual ? dy.get() : nullptr;  // in place, as prefill adds to x
             launch_gemv_int8_llm(a, cfg, n, nullptr);
             test::sync();
-            EXPECT_EQ(dy.download(), want)
-                << n << " tokens, rows " << sh.rows[0] << " (" << sh.rows.size() << " segs) × "
-                << sh.cols << ", " << gemv_config_name(cfg) << (sh.swiglu ? " swiglu" : "")
-                << (sh.residual ? " residual" : "");
+            const std::string what =
+                std::to_string(n) + " tokens, rows " + std::to_string(sh.rows[0]) + " (" +
+                std::to_string(sh.rows.size()) + " segs) × " + std::to_string(sh.cols) + ", " +
+                gemv_config_name(cfg) + (sh.swiglu ? " swiglu" : "") +
+                (sh.residual ? " residual" : "");
+            if (sh.swiglu) {
+              // The products are the reference's bit for bit, but silu's exp is the device's
+              // expf, within an ulp or two of the host's.
+              EXPECT_LT(test::rel_error(dy.download(), want), 1e-6) << what;
+            } else {
+              EXPECT_EQ(dy.download(), want) << what;
+            }
             ++runs;
           }
         }
