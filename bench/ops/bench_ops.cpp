@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +37,7 @@
 #include "engine/cuda/tensor_convert.cuh"
 #include "engine/engine.h"
 #include "model/presets.h"
+#include "quant/dynamic_map.h"
 #include "quant/int8_llm.h"
 #include "quant/int8_rowwise.h"
 #include "quant/nf4.h"
@@ -69,6 +69,13 @@ std::vector<uint16_t> f16_bits(const std::vector<float>& v) {
   std::vector<uint16_t> b(v.size());
   std::transform(v.begin(), v.end(), b.begin(), [](float f) { return float_to_half(f); });
   return b;
+}
+
+// The fp16 bits as floats: the weights every format quantizes.
+std::vector<float> f16_values(const std::vector<uint16_t>& bits) {
+  std::vector<float> v(bits.size());
+  std::transform(bits.begin(), bits.end(), v.begin(), [](uint16_t b) { return half_to_float(b); });
+  return v;
 }
 
 template <class T>
@@ -291,9 +298,8 @@ void int8_llm_ops(const model::ModelConfig& c, int n, Table& table) {
       });
 
   const auto w = f16_bits(values(static_cast<size_t>(rows) * cols, 11, 0.03f));
-  std::vector<float> wf(w.size());
-  std::transform(w.begin(), w.end(), wf.begin(), [](uint16_t b) { return half_to_float(b); });
-  const auto q = quant::quantize_int8_rowwise(wf, rows, cols, "w", quant::Format::int8_llm);
+  const auto q =
+      quant::quantize_int8_rowwise(f16_values(w), rows, cols, "w", quant::Format::int8_llm);
   auto d_codes = dev(q.codes);
   auto d_scales = dev(q.scales);
   DeviceBuffer<float> y(static_cast<size_t>(n) * rows);
@@ -319,8 +325,7 @@ void weight_ops(const model::ModelConfig& c, Table& table) {
   const int64_t rows = c.hidden_size, cols = c.intermediate_size, n = rows * cols;
   const auto wf = values(static_cast<size_t>(n), 12, 0.03f);
   const auto w16 = f16_bits(wf);
-  std::vector<float> w16f(w16.size());
-  std::transform(w16.begin(), w16.end(), w16f.begin(), [](uint16_t b) { return half_to_float(b); });
+  const auto w16f = f16_values(w16);
   const std::string shape = dims({rows, cols});
   constexpr int kChain = 8;
   {
