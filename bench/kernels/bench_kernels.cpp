@@ -299,9 +299,7 @@ int run(int argc, char** argv) {
       const bool x_in_fp16 = role.name == "down" && engine::cuda::gemv_takes_x_half(f);
       DeviceBuffer<uint16_t> d_x_half;
       if (x_in_fp16) {
-        std::vector<uint16_t> x_half(x.size());
-        std::transform(x.begin(), x.end(), x_half.begin(),
-                       [](float v) { return float_to_half(v); });
+        const std::vector<uint16_t> x_half = to_half_bits(x);
         d_x_half = engine::cuda::to_device(std::span<const uint16_t>(x_half));
       }
       const int64_t outputs = role.swiglu ? role.rows[0] : [&] {

@@ -65,19 +65,6 @@ std::vector<float> values(size_t n, uint32_t seed, float sd) {
   return v;
 }
 
-std::vector<uint16_t> f16_bits(const std::vector<float>& v) {
-  std::vector<uint16_t> b(v.size());
-  std::transform(v.begin(), v.end(), b.begin(), [](float f) { return float_to_half(f); });
-  return b;
-}
-
-// The fp16 bits as floats: the weights every format quantizes.
-std::vector<float> f16_values(const std::vector<uint16_t>& bits) {
-  std::vector<float> v(bits.size());
-  std::transform(bits.begin(), bits.end(), v.begin(), [](uint16_t b) { return half_to_float(b); });
-  return v;
-}
-
 template <class T>
 DeviceBuffer<T> dev(const std::vector<T>& host) {
   return engine::cuda::to_device(std::span<const T>(host));
@@ -123,7 +110,7 @@ class Table {
 // its tokens' rows.
 void decode_ops(const model::ModelConfig& c, int tokens, Table& table) {
   const int rows = std::min(c.vocab_size, 8192), hidden = c.hidden_size;
-  const auto bits = f16_bits(values(static_cast<size_t>(rows) * hidden, 1, 0.02f));
+  const auto bits = to_half_bits(values(static_cast<size_t>(rows) * hidden, 1, 0.02f));
   auto d_table = dev(bits);
   model::Tensor host;
   host.name = "embedding";
@@ -297,9 +284,9 @@ void int8_llm_ops(const model::ModelConfig& c, int n, Table& table) {
         return mask.download() == want;
       });
 
-  const auto w = f16_bits(values(static_cast<size_t>(rows) * cols, 11, 0.03f));
-  const auto q =
-      quant::quantize_int8_rowwise(f16_values(w), rows, cols, "w", quant::Format::int8_llm);
+  const auto w = to_half_bits(values(static_cast<size_t>(rows) * cols, 11, 0.03f));
+  const auto q = quant::quantize_int8_rowwise(half_bits_to_floats(w), rows, cols, "w",
+                                              quant::Format::int8_llm);
   auto d_codes = dev(q.codes);
   auto d_scales = dev(q.scales);
   DeviceBuffer<float> y(static_cast<size_t>(n) * rows);
@@ -324,8 +311,8 @@ void int8_llm_ops(const model::ModelConfig& c, int n, Table& table) {
 void weight_ops(const model::ModelConfig& c, Table& table) {
   const int64_t rows = c.hidden_size, cols = c.intermediate_size, n = rows * cols;
   const auto wf = values(static_cast<size_t>(n), 12, 0.03f);
-  const auto w16 = f16_bits(wf);
-  const auto w16f = f16_values(w16);
+  const auto w16 = to_half_bits(wf);
+  const auto w16f = half_bits_to_floats(w16);
   const std::string shape = dims({rows, cols});
   constexpr int kChain = 8;
   {
@@ -367,7 +354,7 @@ void weight_ops(const model::ModelConfig& c, Table& table) {
     table.row(
         op, shape, in_bytes + double(n) * 2,
         [&](cudaStream_t s) { engine::cuda::dequantize_to_f16(f, seg, cols, out.get(), s); },
-        [&] { return out.download() == f16_bits(want); }, kChain);
+        [&] { return out.download() == to_half_bits(want); }, kChain);
   };
   engine::cuda::GemvSegment s8;
   s8.w = codes.get();

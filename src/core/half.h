@@ -1,8 +1,11 @@
-// IEEE fp16 and bfloat16 <-> float conversions on the host (round to nearest even), bit-exact.
+// IEEE fp16 and bfloat16 <-> float conversions on the host (round to nearest even), bit-exact;
+// fp16 of whole vectors.
 #pragma once
 
 #include <bit>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 namespace ec {
 
@@ -67,6 +70,19 @@ inline uint16_t float_to_bf16(float f) {
     return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
   uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>((x + rounding) >> 16);
+}
+
+// A vector's fp16 bits (round to nearest even), and fp16 bits as floats, element by element.
+inline std::vector<uint16_t> to_half_bits(std::span<const float> v) {
+  std::vector<uint16_t> b(v.size());
+  for (size_t i = 0; i < v.size(); ++i) b[i] = float_to_half(v[i]);
+  return b;
+}
+
+inline std::vector<float> half_bits_to_floats(std::span<const uint16_t> b) {
+  std::vector<float> v(b.size());
+  for (size_t i = 0; i < b.size(); ++i) v[i] = half_to_float(b[i]);
+  return v;
 }
 
 }  // namespace ec

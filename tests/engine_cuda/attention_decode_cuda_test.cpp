@@ -38,10 +38,10 @@ void check_case(const DecodeCase& c, cpu::ThreadPool& pool) {
   const int capacity = c.start + 4;
   const int q_dim = c.heads * c.dim, kv_dim = c.kv * c.dim;
   const auto qkv = test::random_floats(static_cast<size_t>(q_dim + 2 * kv_dim), 11, 1.5f);
-  const auto k_old = test::f16_values(
-      test::to_f16_bits(test::random_floats(static_cast<size_t>(capacity) * kv_dim, 12, 1.5f)));
-  const auto v_old = test::f16_values(
-      test::to_f16_bits(test::random_floats(static_cast<size_t>(capacity) * kv_dim, 13)));
+  const auto k_old = half_bits_to_floats(
+      to_half_bits(test::random_floats(static_cast<size_t>(capacity) * kv_dim, 12, 1.5f)));
+  const auto v_old = half_bits_to_floats(
+      to_half_bits(test::random_floats(static_cast<size_t>(capacity) * kv_dim, 13)));
 
   // CPU: rotate q and the new k, store k and v (fp16-valued) at `start`, attend.
   cpu::RopeTable table(c.dim, 1e6, capacity);
@@ -49,9 +49,9 @@ void check_case(const DecodeCase& c, cpu::ThreadPool& pool) {
   table.apply(rotated.data(), c.heads + c.kv, c.start);  // q heads then k heads, contiguous
   std::vector<float> k_new(rotated.begin() + q_dim, rotated.begin() + q_dim + kv_dim);
   std::vector<float> v_new(qkv.begin() + q_dim + kv_dim, qkv.end());
-  const auto k_new_bits = test::to_f16_bits(k_new), v_new_bits = test::to_f16_bits(v_new);
-  k_new = test::f16_values(k_new_bits);
-  v_new = test::f16_values(v_new_bits);
+  const auto k_new_bits = to_half_bits(k_new), v_new_bits = to_half_bits(v_new);
+  k_new = half_bits_to_floats(k_new_bits);
+  v_new = half_bits_to_floats(v_new_bits);
   cpu::KvCache cache(1, c.kv, c.dim, capacity);
   cache.store(0, 0, capacity, k_old.data(), v_old.data());
   cache.store(0, c.start, 1, k_new.data(), v_new.data());

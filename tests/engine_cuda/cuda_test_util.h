@@ -33,21 +33,11 @@ inline std::vector<float> random_floats(size_t n, uint64_t seed, float sd = 1.0f
   return v;
 }
 
-// Values rounded to fp16 (as floats) and their bits.
-inline std::vector<uint16_t> to_f16_bits(const std::vector<float>& v) {
-  std::vector<uint16_t> b(v.size());
-  for (size_t i = 0; i < v.size(); ++i) b[i] = float_to_half(v[i]);
-  return b;
-}
+// bf16 bits of values (fp16: ec::to_half_bits).
 inline std::vector<uint16_t> to_bf16_bits(const std::vector<float>& v) {
   std::vector<uint16_t> b(v.size());
   for (size_t i = 0; i < v.size(); ++i) b[i] = float_to_bf16(v[i]);
   return b;
-}
-inline std::vector<float> f16_values(const std::vector<uint16_t>& b) {
-  std::vector<float> v(b.size());
-  for (size_t i = 0; i < b.size(); ++i) v[i] = half_to_float(b[i]);
-  return v;
 }
 
 template <class T>

@@ -49,7 +49,7 @@ struct Common {
   std::vector<float> bias;  // empty or [rows]
   DeviceBuffer<float> d_bias;
   Common(int r, int c, uint64_t seed, bool with_bias) : rows(r), cols(c) {
-    w = test::f16_values(test::to_f16_bits(test::random_floats(size_t(r) * c, seed, 0.05f)));
+    w = half_bits_to_floats(to_half_bits(test::random_floats(size_t(r) * c, seed, 0.05f)));
     w[size_t(seed % (size_t(r) * c))] = 0.9f;  // a heavy outlier weight
     if (with_bias) {
       bias = test::random_floats(r, seed + 1, 0.05f);
@@ -66,7 +66,7 @@ struct Common {
 class HalfWeights final : public Weights, Common {
  public:
   HalfWeights(int r, int c, uint64_t seed, bool b, bool bf16) : Common(r, c, seed, b), bf16_(bf16) {
-    bits_ = bf16 ? test::to_bf16_bits(w) : test::to_f16_bits(w);
+    bits_ = bf16 ? test::to_bf16_bits(w) : to_half_bits(w);
     d_ = dev(bits_);
   }
   GemvSegment segment() const override {

@@ -45,7 +45,7 @@ TEST(CudaOps, EmbeddingMatchesCpuExactly) {
   const auto values = test::random_floats(vocab * hidden, 1);
   const std::vector<int32_t> tokens = {5, 0, 96, 5, 41};
   for (DType dtype : {DType::f16, DType::bf16}) {
-    const auto bits = dtype == DType::f16 ? test::to_f16_bits(values) : test::to_bf16_bits(values);
+    const auto bits = dtype == DType::f16 ? to_half_bits(values) : test::to_bf16_bits(values);
     std::vector<float> want(tokens.size() * hidden);
     cpu::embedding_lookup(bits_tensor(bits, dtype, vocab, hidden), tokens, want.data());
     auto d_table = dev(bits);
@@ -157,10 +157,10 @@ TEST(CudaOps, AttentionMatchesCpu) {
     const int capacity = c.start + c.n + 3;
     const int q_stride = c.heads * c.dim + 11;  // a stride wider than the q heads
     const auto q = test::random_floats(static_cast<size_t>(c.n) * q_stride, 7, 1.5f);
-    const auto k = test::f16_values(test::to_f16_bits(
-        test::random_floats(static_cast<size_t>(capacity) * c.kv * c.dim, 8, 1.5f)));
-    const auto v = test::f16_values(
-        test::to_f16_bits(test::random_floats(static_cast<size_t>(capacity) * c.kv * c.dim, 9)));
+    const auto k = half_bits_to_floats(
+        to_half_bits(test::random_floats(static_cast<size_t>(capacity) * c.kv * c.dim, 8, 1.5f)));
+    const auto v = half_bits_to_floats(
+        to_half_bits(test::random_floats(static_cast<size_t>(capacity) * c.kv * c.dim, 9)));
     // k/v are [position, kv_heads * dim] for the CPU cache; the device cache is [kv, pos, dim].
     cpu::KvCache cache(1, c.kv, c.dim, capacity);
     cache.store(0, 0, capacity, k.data(), v.data());

@@ -75,13 +75,13 @@ struct LlmWeights {
   DeviceBuffer<int8_t> d_codes;
   DeviceBuffer<float> d_scales, d_bias;
   LlmWeights(int rows, int cols, uint64_t seed, bool with_bias)
-      : q(quant::quantize_int8_rowwise(test::f16_values(test::to_f16_bits(test::random_floats(
+      : q(quant::quantize_int8_rowwise(half_bits_to_floats(to_half_bits(test::random_floats(
                                            static_cast<size_t>(rows) * cols, seed, 0.05f))),
                                        rows, cols, "w", quant::Format::int8_llm)),
         d_codes(dev(q.codes)),
         d_scales(dev(q.scales)) {
     if (with_bias) {
-      bias = test::f16_values(test::to_f16_bits(test::random_floats(rows, seed + 1, 0.05f)));
+      bias = half_bits_to_floats(to_half_bits(test::random_floats(rows, seed + 1, 0.05f)));
       d_bias = dev(bias);
     }
   }

@@ -22,14 +22,14 @@ std::vector<uint16_t> weights16(int64_t rows, int64_t cols, uint64_t seed) {
   for (int64_t c = 0; c < cols; ++c) w[size_t(cols + c)] = 0.0f;  // row 1 all zero
   w[size_t(2 * cols + 5)] = 40.0f;                                // outlier in row 2
   for (int64_t c = 0; c < cols; ++c) w[size_t(3 * cols + c)] = -std::abs(w[size_t(3 * cols + c)]);
-  return test::to_f16_bits(w);
+  return to_half_bits(w);
 }
 
 TEST(CudaQuantize, Int8RowwiseMatchesHostBitForBit) {
   EC_REQUIRE_CUDA();
   const int64_t rows = 67, cols = 1000;
   const auto w16 = weights16(rows, cols, 11);
-  const auto host = quant::quantize_int8_rowwise(test::f16_values(w16), rows, cols, "w");
+  const auto host = quant::quantize_int8_rowwise(half_bits_to_floats(w16), rows, cols, "w");
   auto d_w = dev(w16);
   DeviceBuffer<int8_t> codes(static_cast<size_t>(rows * cols));
   DeviceBuffer<float> scales(static_cast<size_t>(rows));
@@ -47,7 +47,7 @@ TEST(CudaQuantize, Int8RowwiseMatchesHostBitForBit) {
   dequantize_to_f16(quant::Format::int8_wo, s, cols, out.get(), nullptr);
   test::sync();
   const auto back = quant::dequantize_int8_rowwise(host);
-  EXPECT_EQ(out.download(), test::to_f16_bits(back));
+  EXPECT_EQ(out.download(), to_half_bits(back));
 }
 
 TEST(CudaQuantize, Nf4MatchesHostBitForBit) {
@@ -55,7 +55,7 @@ TEST(CudaQuantize, Nf4MatchesHostBitForBit) {
   for (int64_t cols : {int64_t{64}, int64_t{160}, int64_t{333}}) {  // 333: blocks span rows, odd n
     const int64_t rows = 9;
     const auto w16 = weights16(rows, cols, 12);
-    const auto host = quant::quantize_nf4(test::f16_values(w16), rows, cols, "w");
+    const auto host = quant::quantize_nf4(half_bits_to_floats(w16), rows, cols, "w");
     auto d_w = dev(w16);
     DeviceBuffer<uint8_t> packed(host.packed.size());
     DeviceBuffer<float> absmax(host.absmax.size());
@@ -71,7 +71,7 @@ TEST(CudaQuantize, Nf4MatchesHostBitForBit) {
     DeviceBuffer<uint16_t> out(static_cast<size_t>(rows * cols));
     dequantize_to_f16(quant::Format::nf4, s, cols, out.get(), nullptr);
     test::sync();
-    EXPECT_EQ(out.download(), test::to_f16_bits(quant::dequantize_nf4(host))) << "cols " << cols;
+    EXPECT_EQ(out.download(), to_half_bits(quant::dequantize_nf4(host))) << "cols " << cols;
   }
 }
 
@@ -79,7 +79,7 @@ TEST(CudaQuantize, Nf4DqDequantizesAsHost) {
   EC_REQUIRE_CUDA();
   const int64_t rows = 40, cols = 896;
   const auto w16 = weights16(rows, cols, 13);
-  const auto host = quant::quantize_nf4_dq(test::f16_values(w16), rows, cols, "w");
+  const auto host = quant::quantize_nf4_dq(half_bits_to_floats(w16), rows, cols, "w");
   const auto& map = quant::signed_dynamic_map();
   auto d_packed = dev(host.packed);
   auto d_codes = dev(host.absmax_codes);
@@ -95,7 +95,7 @@ TEST(CudaQuantize, Nf4DqDequantizesAsHost) {
   DeviceBuffer<uint16_t> out(static_cast<size_t>(rows * cols));
   dequantize_to_f16(quant::Format::nf4_dq, s, cols, out.get(), nullptr);
   test::sync();
-  EXPECT_EQ(out.download(), test::to_f16_bits(quant::dequantize_nf4_dq(host)));
+  EXPECT_EQ(out.download(), to_half_bits(quant::dequantize_nf4_dq(host)));
 }
 
 TEST(CudaQuantize, ConvertTo16BitRoundsAsHost) {
@@ -108,7 +108,7 @@ TEST(CudaQuantize, ConvertTo16BitRoundsAsHost) {
   DeviceBuffer<uint16_t> out(v.size());
   convert_to_16bit(d.get(), DType::f32, int64_t(v.size()), out.get(), false, nullptr);
   test::sync();
-  EXPECT_EQ(out.download(), test::to_f16_bits(v));
+  EXPECT_EQ(out.download(), to_half_bits(v));
   convert_to_16bit(d.get(), DType::f32, int64_t(v.size()), out.get(), true, nullptr);
   test::sync();
   EXPECT_EQ(out.download(), test::to_bf16_bits(v));
