@@ -355,6 +355,9 @@ const Shape kShapes[] = {
     {{33, 33}, 3584, true, false, false, true},
     {{21, 21}, 1536, true, false, false, true},
     {{67, 9, 11}, 3584, true, false, true, false},
+    // INT8-WO's whole-row variant at 7 steps with x staged in one pass, not held (o_proj at 7B's
+    // width, no norm), an odd number of rows: the last unit's second row is loaded, not written.
+    {{61}, 3584, false, true, false, false},
     // The row-pass variant in NF4: rows of 3 steps with an odd chunk count (81: rows start at odd
     // chunks, so blocks straddle rows), SwiGLU and q|k|v of odd rows at 0.5B's down width (152
     // chunks, a last pass past the row), and a residual at 7B's (above).
@@ -541,19 +544,27 @@ TEST(CudaGemvCandidates, FlatVariantWhereRowsHaveSixtyFourChunks) {
   }
 }
 
-// The whole-row variant (host code): NF4 and NF4-DQ only, resident, two rows a unit, where a row
-// is 1, 2 or 4 steps of 32 chunks (the kernels it has).
-TEST(CudaGemvCandidates, WholeRowVariantForTheFourBitFormats) {
+// The whole-row variant (host code): NF4, NF4-DQ and INT8-WO only, resident, two rows a unit, where
+// a 4-bit row is 1, 2 or 4 steps of 32 chunks and an 8-bit row 2, 3, 4 or 7 whole or part-filled
+// (not half-filled) steps (the kernels it has).
+TEST(CudaGemvCandidates, WholeRowVariantForTheFourAndEightBitFormats) {
   for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
                           quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     const bool four_bit = f == quant::Format::nf4 || f == quant::Format::nf4_dq;
+    const bool eight_bit = f == quant::Format::int8_wo;
     for (bool swiglu : {false, true}) {
-      for (int chunks : {2, 16, 28, 32, 33, 48, 64, 65, 96, 97, 112, 128, 129, 152, 592}) {
+      for (int chunks :
+           {2, 16, 28, 32, 33, 48, 56, 64, 65, 80, 96, 97, 112, 128, 129, 152, 208, 224, 592}) {
         const int steps = (chunks + 31) / 32;
-        const bool has_kernel = steps == 1 || steps == 2 || steps == 4;
-        EXPECT_EQ(gemv_whole_steps(chunks), has_kernel ? steps : 0) << chunks << " chunks";
+        const bool four_bit_kernel = steps == 1 || steps == 2 || steps == 4;
+        const bool eight_bit_kernel =
+            (steps == 2 || steps == 3 || steps == 4 || steps == 7) && chunks % 32 != 16;
+        EXPECT_EQ(gemv_whole_steps(chunks, 4), four_bit_kernel ? steps : 0) << chunks << " chunks";
+        EXPECT_EQ(gemv_whole_steps(chunks, 8), eight_bit_kernel ? steps : 0) << chunks << " chunks";
         std::set<std::string> whole;
-        if (four_bit && has_kernel) whole = {"r2p-whole"};
+        if ((four_bit && four_bit_kernel) || (eight_bit && eight_bit_kernel)) {
+          whole = {"r2p-whole"};
+        }
         const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
                                  std::to_string(chunks) + " chunks";
         EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::whole), whole) << what;
@@ -574,7 +585,7 @@ TEST(CudaGemvCandidates, RowPassVariantWhereTheWholeRowOneHasNone) {
     for (bool swiglu : {false, true}) {
       for (int chunks : {2, 28, 64, 65, 96, 112, 128, 129, 152, 592}) {
         std::set<std::string> want;
-        if (four_bit && gemv_whole_steps(chunks) == 0) want = {"r2p-pass", "r2p-pass-u2"};
+        if (four_bit && gemv_whole_steps(chunks, 4) == 0) want = {"r2p-pass", "r2p-pass-u2"};
         const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
                                  std::to_string(chunks) + " chunks";
         EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::pass), want) << what;
@@ -759,7 +770,8 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
   a.format = quant::Format::int8_llm;
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
-  // Whole-row: NF4 / NF4-DQ, two rows a unit, rows of 1, 2 or 4 steps of 32 chunks.
+  // Whole-row: NF4 / NF4-DQ rows of 1, 2 or 4 steps of 32 chunks, INT8-WO rows of 2, 3, 4 or 7;
+  // two rows a unit.
   a.format = quant::Format::nf4;
   a.cols = 96 * 32;  // three steps
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
@@ -769,7 +781,7 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   // Row-pass: NF4 / NF4-DQ, two rows a unit, passes of 2 or 4 steps.
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::pass, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 8), nullptr), Error);
-  a.format = quant::Format::int8_wo;
+  a.format = quant::Format::int8_wo;  // 16 chunks a row: one step, which INT8-WO has no kernel for
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::registers, 16), nullptr), Error);

@@ -4,6 +4,7 @@
 // loads nothing past the row, and the units of a launch write every output once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -47,10 +48,11 @@ void expect_row_group_order(const LaneSums& sums, int chunks, const std::string&
   }
 }
 
-// Replays gemv_whole_kernel's whole_finish for one unit of rows of `chunks` chunks.
-LaneSums replay_whole(int chunks, const std::string& what) {
+// Replays gemv_whole_kernel's whole_finish for one unit of rows of `chunks` chunks of a format of
+// `bits` bits a weight.
+LaneSums replay_whole(int chunks, int bits, const std::string& what) {
   LaneSums sums;
-  const int steps = gemv_whole_steps(chunks);
+  const int steps = gemv_whole_steps(chunks, bits);
   const bool paired = whole_paired(chunks);
   const int both = paired ? steps - 1 : steps;  // steps that each lane takes for both rows
   for (int lane = 0; lane < kLanes; ++lane) {
@@ -82,16 +84,24 @@ LaneSums replay_whole(int chunks, const std::string& what) {
 }
 
 TEST(GemvUnitSchedule, WholeRowLanesAddTheRowGroupKernelsChunksInOrder) {
-  int widths = 0, paired = 0;
-  for (int chunks = 1; chunks <= 32 * kGemvWholeMaxSteps; ++chunks) {
-    if (gemv_whole_steps(chunks) == 0) continue;
-    const std::string what = "whole-row, " + std::to_string(chunks) + " chunks";
-    expect_row_group_order(replay_whole(chunks, what), chunks, what);
-    ++widths;
-    paired += whole_paired(chunks) ? 1 : 0;
+  for (int bits : {4, 8}) {
+    int widths = 0, paired = 0;
+    for (int chunks = 1; chunks <= 32 * kGemvWholeMaxSteps; ++chunks) {
+      if (gemv_whole_steps(chunks, bits) == 0) continue;
+      const std::string what =
+          std::to_string(bits) + "-bit whole-row, " + std::to_string(chunks) + " chunks";
+      expect_row_group_order(replay_whole(chunks, bits, what), chunks, what);
+      ++widths;
+      paired += whole_paired(chunks) ? 1 : 0;
+    }
+    if (bits == 4) {
+      EXPECT_EQ(widths, 32 + 32 + 32);  // rows of 1, 2 and 4 steps
+      EXPECT_EQ(paired, 2);             // 48 and 112 chunks: 1,536 and 3,584 NF4 features
+    } else {
+      EXPECT_EQ(widths, 4 * 31);  // rows of 2, 3, 4 and 7 steps, less each one's paired width
+      EXPECT_EQ(paired, 0);
+    }
   }
-  EXPECT_EQ(widths, 32 + 32 + 32);  // rows of 1, 2 and 4 steps
-  EXPECT_EQ(paired, 2);             // 48 and 112 chunks: 1,536 and 3,584 NF4 features
 }
 
 // The kernel reaches a lane's chunks and their NF4 blocks (64 codes, two chunks) from the lane's
@@ -103,7 +113,9 @@ TEST(GemvUnitSchedule, WholeRowLanesAddTheRowGroupKernelsChunksInOrder) {
 TEST(GemvUnitSchedule, WholeRowOffsetsReachEachChunkAndItsBlock) {
   int checked = 0;
   for (int chunks = 1; chunks <= 32 * kGemvWholeMaxSteps; ++chunks) {
-    const int steps = gemv_whole_steps(chunks);
+    // Every width either format has a kernel for (the 8-bit one has no blocks, but its loads are
+    // the same offsets).
+    const int steps = std::max(gemv_whole_steps(chunks, 4), gemv_whole_steps(chunks, 8));
     if (steps == 0) continue;
     const bool paired = whole_paired(chunks);
     for (int local = 0; local < 3; ++local) {
@@ -185,7 +197,7 @@ LaneSums replay_pass(int chunks, int steps, int first, const std::string& what) 
 TEST(GemvUnitSchedule, RowPassLanesAddTheRowGroupKernelsChunksInOrder) {
   int widths = 0;
   for (int chunks = 33; chunks <= 700; ++chunks) {
-    if (gemv_whole_steps(chunks) != 0) continue;  // the widths the variant is offered for
+    if (gemv_whole_steps(chunks, 4) != 0) continue;  // the widths the variant is offered for
     for (int steps : {2, 4}) {
       for (int local = 0; local < 3; ++local) {
         const std::string what = "row-pass, " + std::to_string(chunks) + " chunks, passes of " +
@@ -198,11 +210,15 @@ TEST(GemvUnitSchedule, RowPassLanesAddTheRowGroupKernelsChunksInOrder) {
   EXPECT_EQ(widths, 700 - 128 + 32);  // 3 steps (65-96) and every width past 4 steps (129-700)
 }
 
-// Whole-row where a row is 1, 2 or 4 steps; rows of 3 steps have none.
-TEST(GemvUnitSchedule, WholeRowWidthsAreOneTwoOrFourSteps) {
+// Whole-row where a 4-bit row is 1, 2 or 4 steps (rows of 3 steps have none), and where an 8-bit
+// row is 2, 3, 4 or 7 steps and its last step is not half full.
+TEST(GemvUnitSchedule, WholeRowWidthsPerFormat) {
   for (int chunks = 1; chunks <= 1200; ++chunks) {
     const int steps = (chunks + 31) / 32;
-    EXPECT_EQ(gemv_whole_steps(chunks) > 0, steps == 1 || steps == 2 || steps == 4) << chunks;
+    EXPECT_EQ(gemv_whole_steps(chunks, 4) > 0, steps == 1 || steps == 2 || steps == 4) << chunks;
+    const bool eight = (steps == 2 || steps == 3 || steps == 4 || steps == 7) && chunks % 32 != 16;
+    EXPECT_EQ(gemv_whole_steps(chunks, 8), eight ? steps : 0) << chunks;
+    EXPECT_EQ(gemv_whole_steps(chunks, 16), 0) << chunks;
   }
 }
 

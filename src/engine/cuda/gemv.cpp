@@ -228,11 +228,13 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
     c.unroll = 2;
     out.push_back(c);
   }
-  // The whole-row variant (gemv_whole_kernel.cuh) for NF4 and NF4-DQ, whose dot is bound by
-  // instructions: two rows a unit, where a row is 1, 2 or 4 steps of 32 chunks (every preset's
-  // hidden size: 896, 1,536, 2,048 and 3,584 features).
-  if ((args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq) &&
-      gemv_whole_steps(args.cols / vector_width(args.format)) > 0) {
+  // The whole-row variant (gemv_whole_kernel.cuh) for NF4, NF4-DQ and INT8-WO, whose dots are
+  // bound by instructions: two rows a unit, where gemv_whole_steps has a kernel for the rows (every
+  // preset's hidden size: 896, 1,536, 2,048 and 3,584 features).
+  const bool four_bit = args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq;
+  const int whole_bits = four_bit ? 4 : args.format == quant::Format::int8_wo ? 8 : 0;
+  const int chunks = args.cols / vector_width(args.format);
+  if (whole_bits != 0 && gemv_whole_steps(chunks, whole_bits) > 0) {
     GemvConfig c{2, true};
     c.pipeline = GemvPipeline::whole;
     out.push_back(c);
@@ -240,9 +242,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // The row-pass variant (gemv_pass_kernel.cuh) for NF4 and NF4-DQ rows the whole-row variant has
   // no kernel for (3 steps, or more than 4: every preset's down_proj): two rows a unit, passes of
   // two or four steps.
-  if ((args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq) &&
-      args.cols >= vector_width(args.format) &&
-      gemv_whole_steps(args.cols / vector_width(args.format)) == 0) {
+  if (four_bit && chunks >= 1 && gemv_whole_steps(chunks, 4) == 0) {
     for (int steps : {2, 4}) {
       GemvConfig c{2, true};
       c.pipeline = GemvPipeline::pass;

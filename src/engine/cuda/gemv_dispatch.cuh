@@ -103,26 +103,42 @@ void dispatch_rows_flat(const GemvArgs& a, const GemvConfig& config, cudaStream_
   cuda_invalid("gemv: the flat variant takes two rows a unit and two items a step");
 }
 
-// The whole-row variant for the 4-bit formats: two rows a unit, 1, 2 or 4 steps a row, the last
-// step's two halves paired where a row ends half-way through it. Built only for the widths it can
-// meet: x past F's single normalising pass (HeldWide<F>) is past 2,048 features, four steps in NF4.
+// The whole-row variant: two rows a unit, the steps gemv_whole_steps gives for the format. 4-bit:
+// 1, 2 or 4 steps, the last step's two halves paired where a row ends half-way through it; 8-bit:
+// 2, 3, 4 or 7 steps, unpaired. Built only for the widths it can meet: x past F's single
+// normalising pass (HeldWide<F>) is past 2,048 features, four steps in NF4 and seven in INT8-WO.
 template <class F>
 void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if constexpr (F::kBitsPerWeight == 4 && std::is_same_v<Acc<F>, float>) {
+  if constexpr ((F::kBitsPerWeight == 4 || F::kBitsPerWeight == 8) &&
+                std::is_same_v<Acc<F>, float>) {
     const int chunks = a.cols / F::kElems;
-    const int steps = gemv_whole_steps(chunks);
+    const int steps = gemv_whole_steps(chunks, F::kBitsPerWeight);
     const bool paired = whole_paired(chunks);
     if (config.rows_per_warp != 2 || config.unroll != kGemvUnroll || steps == 0) {
-      cuda_invalid("gemv: the whole-row variant takes two rows a unit and rows of 1, 2 or 4 steps");
+      cuda_invalid(
+          "gemv: the whole-row variant takes two rows a unit and the steps of "
+          "gemv_whole_steps");
     }
-    if (steps == 4) {
-      return paired ? launch_gemv_whole<F, 4, true>(a, config, stream)
-                    : launch_gemv_whole<F, 4, false>(a, config, stream);
-    }
-    if constexpr (!requires { F::kHeldLoads; }) {
-      if (steps == 1) return launch_gemv_whole<F, 1, false>(a, config, stream);
-      return paired ? launch_gemv_whole<F, 2, true>(a, config, stream)
-                    : launch_gemv_whole<F, 2, false>(a, config, stream);
+    constexpr bool kHeld = requires {
+      F::kHeldLoads;
+    };
+    if constexpr (F::kBitsPerWeight == 4) {
+      if (steps == 4) {
+        return paired ? launch_gemv_whole<F, 4, true>(a, config, stream)
+                      : launch_gemv_whole<F, 4, false>(a, config, stream);
+      }
+      if constexpr (!kHeld) {
+        if (steps == 1) return launch_gemv_whole<F, 1, false>(a, config, stream);
+        return paired ? launch_gemv_whole<F, 2, true>(a, config, stream)
+                      : launch_gemv_whole<F, 2, false>(a, config, stream);
+      }
+    } else {
+      if (steps == 7) return launch_gemv_whole<F, 7, false>(a, config, stream);
+      if constexpr (!kHeld) {
+        if (steps == 2) return launch_gemv_whole<F, 2, false>(a, config, stream);
+        if (steps == 3) return launch_gemv_whole<F, 3, false>(a, config, stream);
+        return launch_gemv_whole<F, 4, false>(a, config, stream);
+      }
     }
   }
   cuda_invalid("gemv: no whole-row variant of this format at this width");

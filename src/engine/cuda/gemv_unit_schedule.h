@@ -38,7 +38,7 @@ EC_GEMV_SCHEDULE UnitRow unit_row(bool swiglu, int unit, int j, int total) {
 // Whether a row of more than one step ends half-way through its last step, so that the unit's two
 // rows share it: lanes 0-15 take it for row 0, lanes 16-31 for row 1 (3,584 and 1,536 features
 // in NF4).
-EC_GEMV_SCHEDULE bool whole_paired(int chunks) {
+EC_GEMV_SCHEDULE constexpr bool whole_paired(int chunks) {
   return chunks > 32 && chunks % 32 == 16;
 }
 

@@ -1,4 +1,4 @@
-// The batch-1 GEMV's whole-row variant for NF4 / NF4-DQ (device code; included by
+// The batch-1 GEMV's whole-row variant for NF4 / NF4-DQ and INT8-WO (device code; included by
 // gemv_dispatch.cuh): each warp of a resident grid takes units of two rows (SwiGLU's gate and up
 // row of an output, or two consecutive rows), each lane loads its whole share of both rows at
 // once, J chunks a row, and refills each chunk's registers with the next unit's once it has dotted
