@@ -358,6 +358,10 @@ const Shape kShapes[] = {
     // INT8-WO's whole-row variant at 7 steps with x staged in one pass, not held (o_proj at 7B's
     // width, no norm), an odd number of rows: the last unit's second row is loaded, not written.
     {{61}, 3584, false, true, false, false},
+    // FP16's whole-row variant at 2 steps, whole (64 chunks, a residual) and paired (48 chunks,
+    // SwiGLU); its 4 paired steps are 0.5B's width, 896 (above).
+    {{45}, 512, false, true, true, false},
+    {{21, 21}, 384, true, false, false, true},
     // The row-pass variant in NF4: rows of 3 steps with an odd chunk count (81: rows start at odd
     // chunks, so blocks straddle rows), SwiGLU and q|k|v of odd rows at 0.5B's down width (152
     // chunks, a last pass past the row), and a residual at 7B's (above).
@@ -544,14 +548,15 @@ TEST(CudaGemvCandidates, FlatVariantWhereRowsHaveSixtyFourChunks) {
   }
 }
 
-// The whole-row variant (host code): NF4, NF4-DQ and INT8-WO only, resident, two rows a unit, where
-// a 4-bit row is 1, 2 or 4 steps of 32 chunks and an 8-bit row 2, 3, 4 or 7 whole or part-filled
-// (not half-filled) steps (the kernels it has).
-TEST(CudaGemvCandidates, WholeRowVariantForTheFourAndEightBitFormats) {
+// The whole-row variant (host code): every format that sums in FP32 (not LLM.int8()), resident, two
+// rows a unit, where a 4-bit or 16-bit row is 1, 2 or 4 steps of 32 chunks and an 8-bit row 2, 3,
+// 4 or 7 whole or part-filled (not half-filled) steps (the kernels it has).
+TEST(CudaGemvCandidates, WholeRowVariantWhereTheFormatHasAKernelForTheRows) {
   for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
                           quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     const bool four_bit = f == quant::Format::nf4 || f == quant::Format::nf4_dq;
     const bool eight_bit = f == quant::Format::int8_wo;
+    const bool sixteen_bit = f == quant::Format::fp16 || f == quant::Format::bf16;
     for (bool swiglu : {false, true}) {
       for (int chunks :
            {2, 16, 28, 32, 33, 48, 56, 64, 65, 80, 96, 97, 112, 128, 129, 152, 208, 224, 592}) {
@@ -562,7 +567,7 @@ TEST(CudaGemvCandidates, WholeRowVariantForTheFourAndEightBitFormats) {
         EXPECT_EQ(gemv_whole_steps(chunks, 4), four_bit_kernel ? steps : 0) << chunks << " chunks";
         EXPECT_EQ(gemv_whole_steps(chunks, 8), eight_bit_kernel ? steps : 0) << chunks << " chunks";
         std::set<std::string> whole;
-        if ((four_bit && four_bit_kernel) || (eight_bit && eight_bit_kernel)) {
+        if (((four_bit || sixteen_bit) && four_bit_kernel) || (eight_bit && eight_bit_kernel)) {
           whole = {"r2p-whole"};
         }
         const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
@@ -770,8 +775,8 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
   a.format = quant::Format::int8_llm;
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::flat, 2), nullptr), Error);
-  // Whole-row: NF4 / NF4-DQ rows of 1, 2 or 4 steps of 32 chunks, INT8-WO rows of 2, 3, 4 or 7;
-  // two rows a unit.
+  // Whole-row: NF4 / NF4-DQ / FP16 rows of 1, 2 or 4 steps of 32 chunks, INT8-WO rows of 2, 3, 4
+  // or 7; two rows a unit.
   a.format = quant::Format::nf4;
   a.cols = 96 * 32;  // three steps
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
@@ -781,6 +786,10 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   // Row-pass: NF4 / NF4-DQ, two rows a unit, passes of 2 or 4 steps.
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::pass, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 8), nullptr), Error);
+  a.format = quant::Format::fp16;
+  a.cols = 96 * 8;  // three steps
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
+  a.cols = 256;
   a.format = quant::Format::int8_wo;  // 16 chunks a row: one step, which INT8-WO has no kernel for
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 4), nullptr), Error);

@@ -84,7 +84,7 @@ LaneSums replay_whole(int chunks, int bits, const std::string& what) {
 }
 
 TEST(GemvUnitSchedule, WholeRowLanesAddTheRowGroupKernelsChunksInOrder) {
-  for (int bits : {4, 8}) {
+  for (int bits : {4, 8, 16}) {
     int widths = 0, paired = 0;
     for (int chunks = 1; chunks <= 32 * kGemvWholeMaxSteps; ++chunks) {
       if (gemv_whole_steps(chunks, bits) == 0) continue;
@@ -94,9 +94,9 @@ TEST(GemvUnitSchedule, WholeRowLanesAddTheRowGroupKernelsChunksInOrder) {
       ++widths;
       paired += whole_paired(chunks) ? 1 : 0;
     }
-    if (bits == 4) {
+    if (bits != 8) {
       EXPECT_EQ(widths, 32 + 32 + 32);  // rows of 1, 2 and 4 steps
-      EXPECT_EQ(paired, 2);             // 48 and 112 chunks: 1,536 and 3,584 NF4 features
+      EXPECT_EQ(paired, 2);  // 48 and 112 chunks: 1,536 and 3,584 NF4 features, 384 and 896 FP16
     } else {
       EXPECT_EQ(widths, 4 * 31);  // rows of 2, 3, 4 and 7 steps, less each one's paired width
       EXPECT_EQ(paired, 0);
@@ -210,15 +210,16 @@ TEST(GemvUnitSchedule, RowPassLanesAddTheRowGroupKernelsChunksInOrder) {
   EXPECT_EQ(widths, 700 - 128 + 32);  // 3 steps (65-96) and every width past 4 steps (129-700)
 }
 
-// Whole-row where a 4-bit row is 1, 2 or 4 steps (rows of 3 steps have none), and where an 8-bit
-// row is 2, 3, 4 or 7 steps and its last step is not half full.
+// Whole-row where a 4-bit or 16-bit row is 1, 2 or 4 steps (rows of 3 steps have none), and where
+// an 8-bit row is 2, 3, 4 or 7 steps and its last step is not half full.
 TEST(GemvUnitSchedule, WholeRowWidthsPerFormat) {
   for (int chunks = 1; chunks <= 1200; ++chunks) {
     const int steps = (chunks + 31) / 32;
     EXPECT_EQ(gemv_whole_steps(chunks, 4) > 0, steps == 1 || steps == 2 || steps == 4) << chunks;
     const bool eight = (steps == 2 || steps == 3 || steps == 4 || steps == 7) && chunks % 32 != 16;
     EXPECT_EQ(gemv_whole_steps(chunks, 8), eight ? steps : 0) << chunks;
-    EXPECT_EQ(gemv_whole_steps(chunks, 16), 0) << chunks;
+    EXPECT_EQ(gemv_whole_steps(chunks, 16), gemv_whole_steps(chunks, 4)) << chunks;
+    EXPECT_EQ(gemv_whole_steps(chunks, 32), 0) << chunks;
   }
 }
 

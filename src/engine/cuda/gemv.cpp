@@ -228,11 +228,12 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
     c.unroll = 2;
     out.push_back(c);
   }
-  // The whole-row variant (gemv_whole_kernel.cuh) for NF4, NF4-DQ and INT8-WO, whose dots are
-  // bound by instructions: two rows a unit, where gemv_whole_steps has a kernel for the rows (every
-  // preset's hidden size: 896, 1,536, 2,048 and 3,584 features).
+  // The whole-row variant (gemv_whole_kernel.cuh) for every format that sums in FP32: two rows a
+  // unit, where gemv_whole_steps has a kernel for the rows (NF4's and INT8-WO's at every preset's
+  // hidden size, FP16's at 0.5B's). It sheds the step loop's instructions beside the dots.
   const bool four_bit = args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq;
-  const int whole_bits = four_bit ? 4 : args.format == quant::Format::int8_wo ? 8 : 0;
+  const bool half = args.format == quant::Format::fp16 || args.format == quant::Format::bf16;
+  const int whole_bits = four_bit ? 4 : args.format == quant::Format::int8_wo ? 8 : half ? 16 : 0;
   const int chunks = args.cols / vector_width(args.format);
   if (whole_bits != 0 && gemv_whole_steps(chunks, whole_bits) > 0) {
     GemvConfig c{2, true};

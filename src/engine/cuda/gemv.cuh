@@ -62,7 +62,7 @@ struct GemvArgs {
 // The flat variant (gemv_flat_kernel.cuh) double-buffers in registers too, but spreads each
 // warp's even share of the rows over its lanes as one flat sequence of (rows, chunk) items
 // instead of row groups; it needs rows of at least kGemvFlatMinChunks 16-byte chunks.
-// The whole-row variant (gemv_whole_kernel.cuh, NF4, NF4-DQ and INT8-WO) double-buffers in
+// The whole-row variant (gemv_whole_kernel.cuh; NF4, NF4-DQ, INT8-WO, FP16, BF16) double-buffers in
 // registers a lane's whole share of two rows, for the rows gemv_whole_steps has a kernel for; the
 // row-pass variant (gemv_pass_kernel.cuh, NF4 and NF4-DQ, the rows the whole-row one has no
 // kernel for) streams two rows in passes of `unroll` (2 or 4) steps held in registers.
@@ -73,14 +73,15 @@ inline constexpr int kGemvWholeMaxSteps = 7;
 
 // The steps of 32 chunks the whole-row variant takes for rows of `chunks` 16-byte chunks of a
 // format of `bits` bits a weight (every step but the last full), else 0 where it has no kernel for
-// them. 4-bit: 1, 2 or 4 steps, the last one shared by the unit's two rows where it is half full
-// (whole_paired). 8-bit (INT8-WO, 16 weights a chunk): 2, 3, 4 or 7 steps, never paired; 7 steps
-// are 14 chunks of weights a lane, the most its 128 registers hold. Those are the presets' hidden
-// sizes in either: 896, 1,536, 2,048 and 3,584 features.
+// them. 4-bit and 16-bit: 1, 2 or 4 steps, the last one shared by the unit's two rows where it is
+// half full (whole_paired). 8-bit (INT8-WO, 16 weights a chunk): 2, 3, 4 or 7 steps, never paired;
+// 7 steps are 14 chunks of weights a lane, the most its 128 registers hold. The presets' hidden
+// sizes (896, 1,536, 2,048 and 3,584 features) are all rows of NF4's and INT8-WO's; of FP16's,
+// 896 (qwen2-0.5b).
 constexpr int gemv_whole_steps(int chunks, int bits) {
   const int steps = (chunks + 31) / 32;
   if (chunks <= 0) return 0;
-  if (bits == 4) return steps == 1 || steps == 2 || steps == 4 ? steps : 0;
+  if (bits == 4 || bits == 16) return steps == 1 || steps == 2 || steps == 4 ? steps : 0;
   if (bits == 8 && !detail::whole_paired(chunks)) {
     return steps == 2 || steps == 3 || steps == 4 || steps == kGemvWholeMaxSteps ? steps : 0;
   }

@@ -103,14 +103,14 @@ void dispatch_rows_flat(const GemvArgs& a, const GemvConfig& config, cudaStream_
   cuda_invalid("gemv: the flat variant takes two rows a unit and two items a step");
 }
 
-// The whole-row variant: two rows a unit, the steps gemv_whole_steps gives for the format. 4-bit:
-// 1, 2 or 4 steps, the last step's two halves paired where a row ends half-way through it; 8-bit:
-// 2, 3, 4 or 7 steps, unpaired. Built only for the widths it can meet: x past F's single
-// normalising pass (HeldWide<F>) is past 2,048 features, four steps in NF4 and seven in INT8-WO.
+// The whole-row variant: two rows a unit, the steps gemv_whole_steps gives for the format. 4-bit
+// and 16-bit: 1, 2 or 4 steps, the last step's two halves paired where a row ends half-way through
+// it; 8-bit: 2, 3, 4 or 7 steps, unpaired. Built only for the widths it can meet: x past F's
+// single normalising pass (HeldWide<F>) is past 2,048 features, four steps in NF4 and seven in
+// INT8-WO (FP16's four steps are 1,024 features).
 template <class F>
 void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if constexpr ((F::kBitsPerWeight == 4 || F::kBitsPerWeight == 8) &&
-                std::is_same_v<Acc<F>, float>) {
+  if constexpr (std::is_same_v<Acc<F>, float>) {
     const int chunks = a.cols / F::kElems;
     const int steps = gemv_whole_steps(chunks, F::kBitsPerWeight);
     const bool paired = whole_paired(chunks);
@@ -122,7 +122,7 @@ void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream
     constexpr bool kHeld = requires {
       F::kHeldLoads;
     };
-    if constexpr (F::kBitsPerWeight == 4) {
+    if constexpr (F::kBitsPerWeight == 4 || F::kBitsPerWeight == 16) {
       if (steps == 4) {
         return paired ? launch_gemv_whole<F, 4, true>(a, config, stream)
                       : launch_gemv_whole<F, 4, false>(a, config, stream);
@@ -132,7 +132,7 @@ void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream
         return paired ? launch_gemv_whole<F, 2, true>(a, config, stream)
                       : launch_gemv_whole<F, 2, false>(a, config, stream);
       }
-    } else {
+    } else if constexpr (F::kBitsPerWeight == 8) {
       if (steps == 7) return launch_gemv_whole<F, 7, false>(a, config, stream);
       if constexpr (!kHeld) {
         if (steps == 2) return launch_gemv_whole<F, 2, false>(a, config, stream);

@@ -19,6 +19,11 @@ struct HalfCommon {
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
   __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
   __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }
+  // No per-chunk scale: the kernels' chunk FMA by scale() = 1 adds each dot exactly. RawFrom is the
+  // whole-row kernel's cursor over the scales: empty here.
+  struct RawFrom {};
+  __device__ static RawFrom raw_from(const GemvSegment&, uint32_t) { return {}; }
+  __device__ static float2 raw_at(const RawFrom&, int) { return make_float2(0.f, 0.f); }
   __device__ static float finish(const GemvSegment& s, int row, float acc) {
     return s.bias != nullptr ? acc + s.bias[row] : acc;
   }

@@ -1,4 +1,4 @@
-// The batch-1 GEMV's whole-row variant for NF4 / NF4-DQ and INT8-WO (device code; included by
+// The batch-1 GEMV's whole-row variant for the formats that sum in FP32 (device code; included by
 // gemv_dispatch.cuh): each warp of a resident grid takes units of two rows (SwiGLU's gate and up
 // row of an output, or two consecutive rows), each lane loads its whole share of both rows at
 // once, J chunks a row, and refills each chunk's registers with the next unit's once it has dotted
@@ -126,20 +126,24 @@ __device__ __forceinline__ void write_unit(const GemvArgs& a, int unit,
 // local memory and load the chosen one from there, in the unit loop.
 template <class T>
 __device__ __forceinline__ T select_words(bool second, const T& a, const T& b) {
-  static_assert(sizeof(T) % 4 == 0 && std::is_trivially_copyable_v<T>);
-  constexpr int kWords = sizeof(T) / 4;
-  uint32_t wa[kWords], wb[kWords], wr[kWords];
-  memcpy(wa, &a, sizeof(T));
-  memcpy(wb, &b, sizeof(T));
+  if constexpr (std::is_empty_v<T>) {
+    return a;  // a format's empty scale cursor (RawFrom): nothing to select
+  } else {
+    static_assert(sizeof(T) % 4 == 0 && std::is_trivially_copyable_v<T>);
+    constexpr int kWords = sizeof(T) / 4;
+    uint32_t wa[kWords], wb[kWords], wr[kWords];
+    memcpy(wa, &a, sizeof(T));
+    memcpy(wb, &b, sizeof(T));
 #pragma unroll
-  for (int i = 0; i < kWords; ++i) {
-    asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\tselp.b32 %0, %2, %1, p;\n\t}"
-        : "=r"(wr[i])
-        : "r"(wa[i]), "r"(wb[i]), "r"(static_cast<uint32_t>(second)));
+    for (int i = 0; i < kWords; ++i) {
+      asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %3, 0;\n\tselp.b32 %0, %2, %1, p;\n\t}"
+          : "=r"(wr[i])
+          : "r"(wa[i]), "r"(wb[i]), "r"(static_cast<uint32_t>(second)));
+    }
+    T r;
+    memcpy(&r, wr, sizeof(T));
+    return r;
   }
-  T r;
-  memcpy(&r, wr, sizeof(T));
-  return r;
 }
 
 // One lane's weights and raw chunk scales of a unit: chunks c0 + 32·j of both rows for the steps
