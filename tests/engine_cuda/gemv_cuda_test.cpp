@@ -581,16 +581,21 @@ TEST(CudaGemvCandidates, WholeRowVariantWhereTheFormatHasAKernelForTheRows) {
   EXPECT_EQ(gemv_config_name(c), "r2p-whole+pdl");
 }
 
-// The row-pass variant (host code): NF4 and NF4-DQ only, resident, two rows a unit, passes of two
-// or four steps, where the whole-row variant has no kernel (rows of 3 steps or more than 4).
+// The row-pass variant (host code): NF4, NF4-DQ and INT8-WO only, resident, two rows a unit, passes
+// of two or four steps, where the whole-row variant has no kernel (4-bit: rows of 3 steps or more
+// than 4; 8-bit: rows of more than one step that are not 2, 3, 4 or 7 unpaired steps).
 TEST(CudaGemvCandidates, RowPassVariantWhereTheWholeRowOneHasNone) {
   for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
                           quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     const bool four_bit = f == quant::Format::nf4 || f == quant::Format::nf4_dq;
+    const bool eight_bit = f == quant::Format::int8_wo;
     for (bool swiglu : {false, true}) {
-      for (int chunks : {2, 28, 64, 65, 96, 112, 128, 129, 152, 592}) {
+      for (int chunks : {2, 28, 48, 64, 65, 96, 112, 128, 129, 152, 224, 592, 1184}) {
         std::set<std::string> want;
-        if (four_bit && gemv_whole_steps(chunks, 4) == 0) want = {"r2p-pass", "r2p-pass-u2"};
+        if ((four_bit && gemv_whole_steps(chunks, 4) == 0) ||
+            (eight_bit && chunks > 32 && gemv_whole_steps(chunks, 8) == 0)) {
+          want = {"r2p-pass", "r2p-pass-u2"};
+        }
         const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
                                  std::to_string(chunks) + " chunks";
         EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::pass), want) << what;
@@ -783,16 +788,17 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   a.cols = 256;
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::whole, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 2), nullptr), Error);
-  // Row-pass: NF4 / NF4-DQ, two rows a unit, passes of 2 or 4 steps.
+  // Row-pass: NF4 / NF4-DQ / INT8-WO, two rows a unit, passes of 2 or 4 steps.
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::pass, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 8), nullptr), Error);
   a.format = quant::Format::fp16;
   a.cols = 96 * 8;  // three steps
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
   a.cols = 256;
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 4), nullptr), Error);  // no row-pass kernel
   a.format = quant::Format::int8_wo;  // 16 chunks a row: one step, which INT8-WO has no kernel for
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 4), nullptr), Error);
-  EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 4), nullptr), Error);
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 8), nullptr), Error);
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::registers, 16), nullptr), Error);
   a.swiglu = true;
   a.n_seg = 2;

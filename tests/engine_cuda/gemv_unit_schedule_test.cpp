@@ -197,7 +197,8 @@ LaneSums replay_pass(int chunks, int steps, int first, const std::string& what) 
 TEST(GemvUnitSchedule, RowPassLanesAddTheRowGroupKernelsChunksInOrder) {
   int widths = 0;
   for (int chunks = 33; chunks <= 700; ++chunks) {
-    if (gemv_whole_steps(chunks, 4) != 0) continue;  // the widths the variant is offered for
+    // The widths the variant is offered for in NF4 or in INT8-WO.
+    if (gemv_whole_steps(chunks, 4) != 0 && gemv_whole_steps(chunks, 8) != 0) continue;
     for (int steps : {2, 4}) {
       for (int local = 0; local < 3; ++local) {
         const std::string what = "row-pass, " + std::to_string(chunks) + " chunks, passes of " +
@@ -207,7 +208,8 @@ TEST(GemvUnitSchedule, RowPassLanesAddTheRowGroupKernelsChunksInOrder) {
     }
     ++widths;
   }
-  EXPECT_EQ(widths, 700 - 128 + 32);  // 3 steps (65-96) and every width past 4 steps (129-700)
+  // 3 steps (65-96) and every width past 4 steps (129-700); in INT8-WO also 48 and 112 (paired).
+  EXPECT_EQ(widths, 700 - 128 + 32 + 2);
 }
 
 // Whole-row where a 4-bit or 16-bit row is 1, 2 or 4 steps (rows of 3 steps have none), and where

@@ -240,10 +240,13 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
     c.pipeline = GemvPipeline::whole;
     out.push_back(c);
   }
-  // The row-pass variant (gemv_pass_kernel.cuh) for NF4 and NF4-DQ rows the whole-row variant has
-  // no kernel for (3 steps, or more than 4: every preset's down_proj): two rows a unit, passes of
-  // two or four steps.
-  if (four_bit && chunks >= 1 && gemv_whole_steps(chunks, 4) == 0) {
+  // The row-pass variant (gemv_pass_kernel.cuh) for the NF4, NF4-DQ and INT8-WO rows the whole-row
+  // variant has no kernel for (every preset's down_proj; in NF4 also rows of 3 steps, in INT8-WO
+  // not rows of one step or less): two rows a unit, passes of two or four steps.
+  const bool pass_rows = four_bit
+                             ? chunks >= 1 && gemv_whole_steps(chunks, 4) == 0
+                             : whole_bits == 8 && chunks > 32 && gemv_whole_steps(chunks, 8) == 0;
+  if (pass_rows) {
     for (int steps : {2, 4}) {
       GemvConfig c{2, true};
       c.pipeline = GemvPipeline::pass;

@@ -144,10 +144,12 @@ void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream
   cuda_invalid("gemv: no whole-row variant of this format at this width");
 }
 
-// The row-pass variant for the 4-bit formats: two rows a unit, passes of 2 or 4 steps (unroll).
+// The row-pass variant for the 4-bit formats and INT8-WO: two rows a unit, passes of 2 or 4 steps
+// (unroll).
 template <class F>
 void dispatch_rows_pass(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if constexpr (F::kBitsPerWeight == 4 && std::is_same_v<Acc<F>, float>) {
+  if constexpr ((F::kBitsPerWeight == 4 || F::kBitsPerWeight == 8) &&
+                std::is_same_v<Acc<F>, float>) {
     if (config.rows_per_warp == 2 && config.unroll == 2) {
       return launch_gemv_pass<F, 2>(a, config, stream);
     }
