@@ -9,7 +9,7 @@
 namespace ec::engine::cuda {
 namespace {
 
-struct HalfCommon {
+struct HalfCommon : detail::NoChunkScales {
   static constexpr int kElems = 8;
   static constexpr int kBitsPerWeight = 16;
   static constexpr size_t kSharedBytes = 0;
@@ -17,13 +17,6 @@ struct HalfCommon {
   static constexpr bool kShortSteps = false;
   static constexpr int kStageLoads = 8;  // stage_x: 8 float4 of x in flight per thread
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
-  __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
-  __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }
-  // No per-chunk scale: the kernels' chunk FMA by scale() = 1 adds each dot exactly. RawFrom is the
-  // whole-row kernel's cursor over the scales: empty here.
-  struct RawFrom {};
-  __device__ static RawFrom raw_from(const GemvSegment&, uint32_t) { return {}; }
-  __device__ static float2 raw_at(const RawFrom&, int) { return make_float2(0.f, 0.f); }
   __device__ static float finish(const GemvSegment& s, int row, float acc) {
     return s.bias != nullptr ? acc + s.bias[row] : acc;
   }

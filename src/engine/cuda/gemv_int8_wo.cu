@@ -34,7 +34,7 @@ __device__ __forceinline__ float dot8(uint32_t a, uint32_t b, uint4 xu) {
   return f.x + f.y;
 }
 
-struct Int8WoPolicy {
+struct Int8WoPolicy : detail::NoChunkScales {  // the row scale is applied in finish
   static constexpr int kElems = 16;
   static constexpr int kBitsPerWeight = 8;
   static constexpr size_t kSharedBytes = 0;
@@ -51,15 +51,6 @@ struct Int8WoPolicy {
   static constexpr int kXHalfLoads = 2;
   static constexpr int kXHalfLoadsBulk = 8;
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
-  // No per-chunk scale (the row's is applied in finish): the kernels' chunk FMA by scale() = 1
-  // adds each dot exactly. RawFrom is the whole-row and row-pass kernels' cursor over the scales:
-  // empty here.
-  __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
-  __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }
-  struct RawFrom {};
-  __device__ static RawFrom raw_from(const GemvSegment&, uint32_t) { return {}; }
-  __device__ static RawFrom raw_from(const RawFrom& r, int) { return r; }
-  __device__ static float2 raw_at(const RawFrom&, int) { return make_float2(0.f, 0.f); }
   // A chunk's 16 x are staged as two 16-byte units (x_slot: unit k at k ^ rot).
   __device__ static float dot(uint4 w, const float4* x4, int rot, const unsigned char*, int) {
     const auto* xh = reinterpret_cast<const uint4*>(x4);

@@ -56,6 +56,19 @@ __host__ __device__ constexpr size_t align16(size_t n) {
   return (n + 15) / 16 * 16;
 }
 
+// The chunk-scale part of a policy for the formats with none per chunk (FP16, BF16, INT8-WO: a
+// row's scale, if any, is applied in finish): scale() = 1, so a kernel's chunk FMA adds each dot
+// exactly; raw() and the whole-row and row-pass kernels' cursor over the scales (RawFrom) are
+// empty.
+struct NoChunkScales {
+  __device__ static float2 raw(const GemvSegment&, int, int, int) { return make_float2(0.f, 0.f); }
+  __device__ static float scale(float2, const GemvSegment&, const unsigned char*) { return 1.0f; }
+  struct RawFrom {};
+  __device__ static RawFrom raw_from(const GemvSegment&, uint32_t) { return {}; }
+  __device__ static RawFrom raw_from(const RawFrom& r, int) { return r; }
+  __device__ static float2 raw_at(const RawFrom&, int) { return make_float2(0.f, 0.f); }
+};
+
 // Where 16-byte unit k of weight chunk c's x lives in the staged x: the V units of a chunk are
 // permuted by XOR with s = c·V/8 mod V so that the 8 lanes of a shared-memory phase (consecutive
 // chunks) read 8 different bank groups — a plain layout is 2-, 4- and 8-way conflicted for
