@@ -64,8 +64,8 @@ struct GemvArgs {
 // instead of row groups; it needs rows of at least kGemvFlatMinChunks 16-byte chunks.
 // The whole-row variant (gemv_whole_kernel.cuh; NF4, NF4-DQ, INT8-WO, FP16, BF16) double-buffers in
 // registers a lane's whole share of two rows, for the rows gemv_whole_steps has a kernel for; the
-// row-pass variant (gemv_pass_kernel.cuh, NF4 and NF4-DQ, the rows the whole-row one has no
-// kernel for) streams two rows in passes of `unroll` (2 or 4) steps held in registers.
+// row-pass variant (gemv_pass_kernel.cuh, NF4, NF4-DQ and INT8-WO, the rows the whole-row one has
+// no kernel for) streams two rows in passes of `unroll` (2 or 4) steps held in registers.
 enum class GemvPipeline : int { none, l2_prefetch, registers, bulk, flat, whole, pass };
 
 inline constexpr int kGemvFlatMinChunks = 64;
@@ -75,9 +75,9 @@ inline constexpr int kGemvWholeMaxSteps = 7;
 // format of `bits` bits a weight (every step but the last full), else 0 where it has no kernel for
 // them. 4-bit and 16-bit: 1, 2 or 4 steps, the last one shared by the unit's two rows where it is
 // half full (whole_paired). 8-bit (INT8-WO, 16 weights a chunk): 2, 3, 4 or 7 steps, never paired;
-// 7 steps are 14 chunks of weights a lane, the most its 128 registers hold. The presets' hidden
-// sizes (896, 1,536, 2,048 and 3,584 features) are all rows of NF4's and INT8-WO's; of FP16's,
-// 896 (qwen2-0.5b).
+// 7 steps are 14 chunks of weights a lane, which fit its 128 registers unspilled. The presets'
+// hidden sizes (896, 1,536, 2,048 and 3,584 features) are all rows of NF4's and INT8-WO's; of
+// FP16's, 896 (qwen2-0.5b).
 constexpr int gemv_whole_steps(int chunks, int bits) {
   const int steps = (chunks + 31) / 32;
   if (chunks <= 0) return 0;
