@@ -187,14 +187,18 @@ std::unique_ptr<Weights> make_weights(quant::Format f, int rows, int cols, uint6
 
 // Bounds: FP32 accumulation in another order for the dense kernels; the int8-wo and NF4 weights
 // held as fp16 on the GPU (exactly) and multiplied by x rounded to fp16, four products summed in
-// fp16 before FP32 (each rounding ≤ 2^-11 relative; 4.8e-4 was the largest NF4 error on the H200);
+// fp16 before FP32 (each rounding ≤ 2^-11 relative). That error is random, and SwiGLU of a few
+// dozen rows spreads it widely: the kernels' arithmetic emulated on the CPU for the int8-wo
+// {33, 33} × 4,864 SwiGLU shape gives 1.6e-4 to 1.45e-3 over 23 seeds (the H100 gave 1.0224e-3 at
+// one of them, the emulation's to four digits). A chunk of 16 weights left out of such a row is
+// ~6 % off, so 3e-3 still fails every wrong chunk, scale or row by an order of magnitude;
 // int8-llm is exact without a norm.
 double bound(quant::Format f) {
   switch (f) {
     case quant::Format::int8_wo:
     case quant::Format::nf4:
     case quant::Format::nf4_dq:
-      return 1e-3;
+      return 3e-3;
     default:
       return 1e-5;
   }
@@ -210,20 +214,14 @@ struct Shape {
 // x in fp16: x given as fp16 bits (x_half) must give every variant the results of the same x in
 // fp32 bit for bit (the staging rounds it the same way), and SwiGLU's outputs written as fp16
 // (y_half) must be the fp32 outputs rounded. `fp32` holds the variants' common result for `a`.
-std::vector<uint16_t> fp16_bits(const std::vector<float>& v) {
-  std::vector<uint16_t> bits(v.size());
-  std::transform(v.begin(), v.end(), bits.begin(), [](float f) { return float_to_half(f); });
-  return bits;
-}
-
 void check_fp16_hand_off(GemvArgs a, const Shape& sh, const std::vector<float>& x,
                          const std::vector<float>& residual, const std::vector<float>& fp32) {
   if (!gemv_takes_x_half(a.format) || fp32.empty()) return;
   const std::string shape = std::string(quant::format_name(a.format)) + " cols " +
                             std::to_string(sh.cols) + (sh.swiglu ? " swiglu" : "");
-  auto dx16 = dev(fp16_bits(x));
+  auto dx16 = dev(to_half_bits(x));
   auto dy16 = DeviceBuffer<uint16_t>(fp32.size());
-  const std::vector<uint16_t> want16 = fp16_bits(fp32);
+  const std::vector<uint16_t> want16 = to_half_bits(fp32);
   const float* x32 = a.x;
   int x_runs = 0, y_runs = 0;
   for (const GemvConfig& cfg : gemv_candidates(a, current_gemv_device())) {
