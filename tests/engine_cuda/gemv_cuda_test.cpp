@@ -714,17 +714,19 @@ TEST(CudaGemvChecks, RejectsMisalignedWidths) {
   EXPECT_THROW(gemv(a, GemvConfig{}, nullptr), Error);
 }
 
-// The NF4 kernels index a segment's 32-code chunks in 32 bits: a segment of more than 2^32 chunks
-// is refused by the shape check, before any launch (so the small buffers are never read), and the
-// error names the segment.
-TEST(CudaGemvChecks, RejectsNf4SegmentsPastThirtyTwoBitChunks) {
+// The kernels index a segment's 16-byte chunks in 32 bits (NF4's blocks, the whole-row and
+// row-pass variants' rows): a segment of more than 2^32 chunks is refused by the shape check, in
+// every format, before any launch (so the small buffers are never read), and the error names the
+// segment.
+TEST(CudaGemvChecks, RejectsSegmentsPastThirtyTwoBitChunks) {
   EC_REQUIRE_CUDA();
-  DeviceBuffer<float> x(64), y(64), scales(64), map(256);
+  DeviceBuffer<float> x(1 << 14), y(64), scales(64), map(256);
   DeviceBuffer<uint8_t> w(64), codes(64);
-  for (quant::Format format : {quant::Format::nf4, quant::Format::nf4_dq}) {
+  for (quant::Format format : {quant::Format::fp16, quant::Format::int8_wo, quant::Format::int8_llm,
+                               quant::Format::nf4, quant::Format::nf4_dq}) {
     GemvArgs a;
     a.format = format;
-    a.cols = 1 << 14;  // 512 chunks a row
+    a.cols = 512 * chunk_width(format);  // 512 chunks a row
     a.x = x.get();
     a.y = y.get();
     a.seg[0].w = w.get();
@@ -734,7 +736,7 @@ TEST(CudaGemvChecks, RejectsNf4SegmentsPastThirtyTwoBitChunks) {
     a.seg[0].rows = (1 << 23) + 1;  // one row past 2^32 chunks
     try {
       gemv(a, GemvConfig{}, nullptr);
-      ADD_FAILURE() << "accepted " << a.seg[0].rows << " rows";
+      ADD_FAILURE() << quant::format_name(format) << " accepted " << a.seg[0].rows << " rows";
     } catch (const Error& e) {
       const std::string m = e.what();
       EXPECT_NE(m.find("segment 0 has 8388609 rows"), std::string::npos) << m;

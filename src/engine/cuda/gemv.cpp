@@ -19,21 +19,26 @@
 namespace ec::engine::cuda {
 namespace {
 
-// Columns one 16-byte load covers (f16/bf16 8, int8 16, nf4 32): cols must be a multiple, which
-// also keeps every row 16-byte aligned. int8-llm lists outlier columns 32 at a time.
-int vector_width(quant::Format f) {
+// Columns one 16-byte load of weights covers (f16/bf16 8, int8 16, nf4 32): a chunk.
+int chunk_width(quant::Format f) {
   switch (f) {
     case quant::Format::fp16:
     case quant::Format::bf16:
       return 8;
     case quant::Format::int8_wo:
-      return 16;
     case quant::Format::int8_llm:
+      return 16;
     case quant::Format::nf4:
     case quant::Format::nf4_dq:
       return 32;
   }
   return 32;
+}
+
+// What cols must be a multiple of: a chunk, which also keeps every row 16-byte aligned; int8-llm
+// lists outlier columns 32 at a time.
+int vector_width(quant::Format f) {
+  return f == quant::Format::int8_llm ? 32 : chunk_width(f);
 }
 
 void check_args(const GemvArgs& a) {
@@ -72,13 +77,14 @@ void check_args(const GemvArgs& a) {
     EC_CHECK(
         a.format != quant::Format::nf4_dq || (s.absmax_codes != nullptr && s.absmax_map != nullptr),
         "gemv nf4-dq: segment {} lacks absmax codes or the dynamic map", i);
-    const bool nf4 = a.format == quant::Format::nf4 || a.format == quant::Format::nf4_dq;
-    const auto chunks_per_row = static_cast<uint64_t>(a.cols / vector_width(a.format));
-    EC_CHECK(!nf4 || static_cast<uint64_t>(s.rows) * chunks_per_row <=
-                         uint64_t{std::numeric_limits<uint32_t>::max()} + 1,
-             "gemv {}: segment {} has {} rows of {} codes; the kernel indexes the 32-code chunks "
-             "of a segment in 32 bits (at most 2^32 of them)",
-             name, i, s.rows, a.cols);
+    // NF4's blocks and the whole-row and row-pass variants' rows are found from the segment's
+    // chunk index, in 32 bits.
+    const auto chunks_per_row = static_cast<uint64_t>(a.cols / chunk_width(a.format));
+    EC_CHECK(static_cast<uint64_t>(s.rows) * chunks_per_row <=
+                 uint64_t{std::numeric_limits<uint32_t>::max()} + 1,
+             "gemv {}: segment {} has {} rows of {} weights; the kernels index the {}-weight "
+             "chunks of a segment in 32 bits (at most 2^32 of them)",
+             name, i, s.rows, a.cols, chunk_width(a.format));
   }
 }
 
@@ -222,7 +228,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // The flat variant (gemv_flat_kernel.cuh) for the formats that sum in FP32, where a row has at
   // least kGemvFlatMinChunks chunks: units of two rows (SwiGLU's gate and up), two items a step.
   if (args.format != quant::Format::int8_llm &&
-      args.cols / vector_width(args.format) >= kGemvFlatMinChunks) {
+      args.cols / chunk_width(args.format) >= kGemvFlatMinChunks) {
     GemvConfig c{2, true};
     c.pipeline = GemvPipeline::flat;
     c.unroll = 2;
@@ -234,7 +240,7 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   const bool four_bit = args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq;
   const bool half = args.format == quant::Format::fp16 || args.format == quant::Format::bf16;
   const int whole_bits = four_bit ? 4 : args.format == quant::Format::int8_wo ? 8 : half ? 16 : 0;
-  const int chunks = args.cols / vector_width(args.format);
+  const int chunks = args.cols / chunk_width(args.format);
   if (whole_bits != 0 && gemv_whole_steps(chunks, whole_bits) > 0) {
     GemvConfig c{2, true};
     c.pipeline = GemvPipeline::whole;
