@@ -546,14 +546,14 @@ TEST(CudaGemvCandidates, FlatVariantWhereRowsHaveSixtyFourChunks) {
   }
 }
 
-// The whole-row variant (host code): every format that sums in FP32 (not LLM.int8()), resident, two
-// rows a unit, where a 4-bit or 16-bit row is 1, 2 or 4 steps of 32 chunks and an 8-bit row 2, 3,
-// 4 or 7 whole or part-filled (not half-filled) steps (the kernels it has).
+// The whole-row variant (host code): every format, resident, two rows a unit, where a 4-bit or
+// 16-bit row is 1, 2 or 4 steps of 32 chunks and an 8-bit row (INT8-WO, LLM.int8()) 2, 3, 4 or 7
+// whole or part-filled (not half-filled) steps (the kernels it has).
 TEST(CudaGemvCandidates, WholeRowVariantWhereTheFormatHasAKernelForTheRows) {
   for (quant::Format f : {quant::Format::fp16, quant::Format::bf16, quant::Format::int8_wo,
                           quant::Format::int8_llm, quant::Format::nf4, quant::Format::nf4_dq}) {
     const bool four_bit = f == quant::Format::nf4 || f == quant::Format::nf4_dq;
-    const bool eight_bit = f == quant::Format::int8_wo;
+    const bool eight_bit = f == quant::Format::int8_wo || f == quant::Format::int8_llm;
     const bool sixteen_bit = f == quant::Format::fp16 || f == quant::Format::bf16;
     for (bool swiglu : {false, true}) {
       for (int chunks :

@@ -234,12 +234,12 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
     c.unroll = 2;
     out.push_back(c);
   }
-  // The whole-row variant (gemv_whole_kernel.cuh) for every format that sums in FP32: two rows a
-  // unit, where gemv_whole_steps has a kernel for the rows (NF4's and INT8-WO's at every preset's
-  // hidden size, FP16's at 0.5B's). It sheds the step loop's instructions beside the dots.
+  // The whole-row variant (gemv_whole_kernel.cuh) for every format: two rows a unit, where
+  // gemv_whole_steps has a kernel for the rows (the 4- and 8-bit formats' at every preset's hidden
+  // size, FP16's at 0.5B's). It sheds the step loop's instructions beside the dots.
   const bool four_bit = args.format == quant::Format::nf4 || args.format == quant::Format::nf4_dq;
   const bool half = args.format == quant::Format::fp16 || args.format == quant::Format::bf16;
-  const int whole_bits = four_bit ? 4 : args.format == quant::Format::int8_wo ? 8 : half ? 16 : 0;
+  const int whole_bits = four_bit ? 4 : int8 ? 8 : half ? 16 : 0;
   const int chunks = args.cols / chunk_width(args.format);
   if (whole_bits != 0 && gemv_whole_steps(chunks, whole_bits) > 0) {
     GemvConfig c{2, true};
@@ -249,9 +249,9 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
   // The row-pass variant (gemv_pass_kernel.cuh) for the NF4, NF4-DQ and INT8-WO rows the whole-row
   // variant has no kernel for (every preset's down_proj; in NF4 also rows of 3 steps, in INT8-WO
   // not rows of one step or less): two rows a unit, passes of two or four steps.
-  const bool pass_rows = four_bit
-                             ? chunks >= 1 && gemv_whole_steps(chunks, 4) == 0
-                             : whole_bits == 8 && chunks > 32 && gemv_whole_steps(chunks, 8) == 0;
+  const bool pass_rows = four_bit ? chunks >= 1 && gemv_whole_steps(chunks, 4) == 0
+                                  : args.format == quant::Format::int8_wo && chunks > 32 &&
+                                        gemv_whole_steps(chunks, 8) == 0;
   if (pass_rows) {
     for (int steps : {2, 4}) {
       GemvConfig c{2, true};

@@ -110,35 +110,31 @@ void dispatch_rows_flat(const GemvArgs& a, const GemvConfig& config, cudaStream_
 // INT8-WO (FP16's four steps are 1,024 features).
 template <class F>
 void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  if constexpr (std::is_same_v<Acc<F>, float>) {
-    const int chunks = a.cols / F::kElems;
-    const int steps = gemv_whole_steps(chunks, F::kBitsPerWeight);
-    const bool paired = whole_paired(chunks);
-    if (config.rows_per_warp != 2 || config.unroll != kGemvUnroll || steps == 0) {
-      cuda_invalid(
-          "gemv: the whole-row variant takes two rows a unit and the steps of "
-          "gemv_whole_steps");
+  const int chunks = a.cols / F::kElems;
+  const int steps = gemv_whole_steps(chunks, F::kBitsPerWeight);
+  const bool paired = whole_paired(chunks);
+  if (config.rows_per_warp != 2 || config.unroll != kGemvUnroll || steps == 0) {
+    cuda_invalid(
+        "gemv: the whole-row variant takes two rows a unit and the steps of "
+        "gemv_whole_steps");
+  }
+  constexpr bool kHeld = kIsHeldWide<F>;
+  if constexpr (F::kBitsPerWeight == 4 || F::kBitsPerWeight == 16) {
+    if (steps == 4) {
+      return paired ? launch_gemv_whole<F, 4, true>(a, config, stream)
+                    : launch_gemv_whole<F, 4, false>(a, config, stream);
     }
-    constexpr bool kHeld = requires {
-      F::kHeldLoads;
-    };
-    if constexpr (F::kBitsPerWeight == 4 || F::kBitsPerWeight == 16) {
-      if (steps == 4) {
-        return paired ? launch_gemv_whole<F, 4, true>(a, config, stream)
-                      : launch_gemv_whole<F, 4, false>(a, config, stream);
-      }
-      if constexpr (!kHeld) {
-        if (steps == 1) return launch_gemv_whole<F, 1, false>(a, config, stream);
-        return paired ? launch_gemv_whole<F, 2, true>(a, config, stream)
-                      : launch_gemv_whole<F, 2, false>(a, config, stream);
-      }
-    } else if constexpr (F::kBitsPerWeight == 8) {
-      if (steps == 7) return launch_gemv_whole<F, 7, false>(a, config, stream);
-      if constexpr (!kHeld) {
-        if (steps == 2) return launch_gemv_whole<F, 2, false>(a, config, stream);
-        if (steps == 3) return launch_gemv_whole<F, 3, false>(a, config, stream);
-        return launch_gemv_whole<F, 4, false>(a, config, stream);
-      }
+    if constexpr (!kHeld) {
+      if (steps == 1) return launch_gemv_whole<F, 1, false>(a, config, stream);
+      return paired ? launch_gemv_whole<F, 2, true>(a, config, stream)
+                    : launch_gemv_whole<F, 2, false>(a, config, stream);
+    }
+  } else if constexpr (F::kBitsPerWeight == 8) {
+    if (steps == 7) return launch_gemv_whole<F, 7, false>(a, config, stream);
+    if constexpr (!kHeld) {
+      if (steps == 2) return launch_gemv_whole<F, 2, false>(a, config, stream);
+      if (steps == 3) return launch_gemv_whole<F, 3, false>(a, config, stream);
+      return launch_gemv_whole<F, 4, false>(a, config, stream);
     }
   }
   cuda_invalid("gemv: no whole-row variant of this format at this width");

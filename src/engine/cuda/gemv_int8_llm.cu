@@ -34,7 +34,7 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 
-struct Int8LlmPolicy {
+struct Int8LlmPolicy : detail::NoChunkScales {  // the row scale is applied in finish_staged
   static constexpr int kElems = 16;
   static constexpr int kBitsPerWeight = 8;
   static constexpr int kXBytes = 1;  // x is staged as the token's int8 codes
@@ -267,9 +267,6 @@ struct Int8LlmPolicy {
   }
 
   __device__ static void init_shared(const GemvArgs&, unsigned char*) {}
-  __device__ static float2 raw(const GemvSegment&, int, int, int) {
-    return make_float2(0.f, 0.f);
-  }
 
   // Sixteen int8 weights against the chunk's sixteen codes, exact in int32.
   __device__ static int dot(uint4 w, const float4* x4, int, const unsigned char*, int) {

@@ -254,6 +254,12 @@ struct HeldWide : F {
   static constexpr int kHeldLoads = 4;
 };
 
+// Whether F is a HeldWide policy, which dispatch_rows runs only past 2,048 features.
+template <class F>
+inline constexpr bool kIsHeldWide = false;
+template <class F>
+inline constexpr bool kIsHeldWide<HeldWide<F>> = true;
+
 // Whether dispatch_rows runs HeldWide<F> for these arguments: a norm, and x past F's single pass
 // but within HeldWide's.
 template <class F>

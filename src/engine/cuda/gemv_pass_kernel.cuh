@@ -194,7 +194,10 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_pass_kernel(const GemvAr
       row_pass<F, S, Swiglu, V, true, true>(a, u, cur, next, more, l, x, p, chunks, smem, lane,
                                             acc);
     }
-    write_unit<F, Swiglu>(a, unit, rows, acc, smem, lane);
+    static_assert(
+        !requires { typename F::RowLoads; }, "the row-pass formats' epilogues load nothing");
+    const typename RowLoadsOf<F>::type none[2]{};
+    write_unit<F, Swiglu>(a, unit, rows, acc, none, smem, lane);
     rows[0] = next[0];
     rows[1] = next[1];
   }

@@ -1,11 +1,11 @@
-// The batch-1 GEMV's whole-row variant for the formats that sum in FP32 (device code; included by
-// gemv_dispatch.cuh): each warp of a resident grid takes units of two rows (SwiGLU's gate and up
-// row of an output, or two consecutive rows), each lane loads its whole share of both rows at
-// once, J chunks a row, and refills each chunk's registers with the next unit's once it has dotted
-// it.
-// Rows, x staging, the dot and the epilogue are gemv_kernel.cuh's; each lane adds the chunks of a
-// row the row-group kernel's lane adds, in the same order, and the warp reduces them in the same
-// tree, so the results are the same bit for bit.
+// The batch-1 GEMV's whole-row variant (device code; included by gemv_dispatch.cuh): each warp of a
+// resident grid takes units of two rows (SwiGLU's gate and up row of an output, or two consecutive
+// rows), each lane loads its whole share of both rows at once, J chunks a row, and refills each
+// chunk's registers with the next unit's once it has dotted it. Rows, x staging, the dot and the
+// epilogue are gemv_kernel.cuh's; each lane adds the chunks of a row the row-group kernel's lane
+// adds, in the same order, and the warp reduces them in the same tree, so the results are the same
+// bit for bit. LLM.int8() sums its chunks in int32 (exact) and finishes a row in every lane (its
+// outlier products are spread over the lanes).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -96,28 +96,56 @@ __device__ __forceinline__ WholeLane whole_lane(int lane, int chunks) {
   return l;
 }
 
+// What the epilogue of a unit's two rows reads from global memory (F::RowLoads: LLM.int8()'s row
+// scale, bias and first outlier weights; nothing for the other formats), loaded as the unit's dots
+// start so that its latency passes while they run. Loaded in every lane for a format whose epilogue
+// works across the warp (WarpEpilogue), else in the lane that writes the row.
+template <class F, bool Swiglu>
+__device__ __forceinline__ void load_unit_epilogue(typename RowLoadsOf<F>::type (&e)[2],
+                                                   const GemvArgs& a, const WholeRow<F> (&rows)[2],
+                                                   const unsigned char* smem, int lane) {
+  if constexpr (requires { typename F::RowLoads; }) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int writer = Swiglu ? 0 : r;
+      if ((WarpEpilogue<F> || lane == writer) && rows[r].valid) {
+        e[r] = F::load_row(a, a.seg[Swiglu ? r : rows[r].seg], rows[r].local, smem, lane);
+      }
+    }
+  }
+}
+
 // A unit's two row sums, reduced over the warp and written: lane r writes row r; with SwiGLU
-// lane 0 writes the output.
+// lane 0 writes the output. A WarpEpilogue format finishes both rows in every lane.
 template <class F, bool Swiglu>
 __device__ __forceinline__ void write_unit(const GemvArgs& a, int unit,
-                                           const WholeRow<F> (&rows)[2], const float (&acc)[2],
+                                           const WholeRow<F> (&rows)[2], const Acc<F> (&acc)[2],
+                                           const typename RowLoadsOf<F>::type (&e)[2],
                                            const unsigned char* smem, int lane) {
-  const typename RowLoadsOf<F>::type none{};
-  const float first = warp_sum(acc[0]);
-  const float second = warp_sum(acc[1]);
+  const Acc<F> first = warp_sum(acc[0]);
+  const Acc<F> second = warp_sum(acc[1]);
+  const auto finished = [&](int r, Acc<F> sum) {
+    return finish_row<F>(a, a.seg[Swiglu ? r : rows[r].seg], rows[r].local, sum, smem, e[r]);
+  };
   if constexpr (Swiglu) {
-    if (lane == 0 && rows[0].valid) {
-      write_swiglu<F>(a, unit, finish_row<F>(a, a.seg[0], rows[0].local, first, smem, none),
-                      finish_row<F>(a, a.seg[1], rows[1].local, second, smem, none));
+    if constexpr (WarpEpilogue<F>) {
+      if (rows[0].valid) {  // the same in every lane: the unit is the warp's
+        const float gate = finished(0, first), up = finished(1, second);
+        if (lane == 0) write_swiglu<F>(a, unit, gate, up);
+      }
+    } else if (lane == 0 && rows[0].valid) {
+      write_swiglu<F>(a, unit, finished(0, first), finished(1, second));
     }
     return;
   }
-  if (lane == 0 && rows[0].valid) {
-    write_row(a, 2 * unit, finish_row<F>(a, a.seg[rows[0].seg], rows[0].local, first, smem, none));
-  }
-  if (lane == 1 && rows[1].valid) {
-    write_row(a, 2 * unit + 1,
-              finish_row<F>(a, a.seg[rows[1].seg], rows[1].local, second, smem, none));
+  if constexpr (WarpEpilogue<F>) {
+    const float v0 = rows[0].valid ? finished(0, first) : 0.0f;
+    const float v1 = rows[1].valid ? finished(1, second) : 0.0f;
+    if (lane == 0 && rows[0].valid) write_row(a, 2 * unit, v0);
+    if (lane == 1 && rows[1].valid) write_row(a, 2 * unit + 1, v1);
+  } else {
+    if (lane == 0 && rows[0].valid) write_row(a, 2 * unit, finished(0, first));
+    if (lane == 1 && rows[1].valid) write_row(a, 2 * unit + 1, finished(1, second));
   }
 }
 
@@ -193,7 +221,9 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit,
                                              WholeUnit<F, J, Paired>& u, bool refill,
                                              const WholeRow<F> (&next)[2], const WholeLane& l,
                                              int chunks, const unsigned char* smem, int lane) {
-  float acc[2] = {0.0f, 0.0f};
+  typename RowLoadsOf<F>::type epilogue[2]{};
+  load_unit_epilogue<F, Swiglu>(epilogue, a, rows, smem, lane);
+  Acc<F> acc[2] = {0, 0};
 #pragma unroll
   for (int j = 0; j < WholeUnit<F, J, Paired>::kBoth; ++j) {
     const bool in_row = whole_adds(lane, j, J, chunks);
@@ -202,13 +232,20 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit,
     const int rot = (cx * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      const float sc = F::scale(u.raw[j][r], a.seg[Swiglu ? r : rows[r].seg], smem);
-      const float d = F::dot(u.w[j][r], xc, rot, smem, lane);
-      if (refill) u.load_step(j, r, next, l);
-      if (in_row) acc[r] = fmaf(sc, d, acc[r]);
+      if constexpr (std::is_same_v<Acc<F>, float>) {
+        const float sc = F::scale(u.raw[j][r], a.seg[Swiglu ? r : rows[r].seg], smem);
+        const float d = F::dot(u.w[j][r], xc, rot, smem, lane);
+        if (refill) u.load_step(j, r, next, l);
+        if (in_row) acc[r] = fmaf(sc, d, acc[r]);
+      } else {
+        const Acc<F> d = F::dot(u.w[j][r], xc, rot, smem, lane);  // exact: no scale per chunk
+        if (refill) u.load_step(j, r, next, l);
+        if (in_row) acc[r] += d;
+      }
     }
   }
   if constexpr (Paired) {
+    static_assert(std::is_same_v<Acc<F>, float>, "the paired tail is the 4- and 16-bit rows'");
     const int c = paired_tail_chunk(lane, J);
     const float4* xc = x_unit<F>(smem, c * V);
     const int rot = (c * V / 8) & (V - 1);
@@ -225,7 +262,7 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit,
       acc[1] = fmaf(sc_second, d_second, acc[1]);
     }
   }
-  write_unit<F, Swiglu>(a, unit, rows, acc, smem, lane);
+  write_unit<F, Swiglu>(a, unit, rows, acc, epilogue, smem, lane);
 }
 
 // Two blocks an SM, 16 warps, as the tuned NF4 kernels of the other variants run: at most 128
@@ -234,7 +271,6 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit,
 // four steps took 168–218 registers: one block an SM.)
 template <class F, int J, bool Paired, bool Swiglu>
 __global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvArgs a) {
-  static_assert(std::is_same_v<Acc<F>, float>, "the whole-row variant sums in FP32");
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int V = F::kElems * x_bytes<F>() / 16;  // 16-byte units of x per weight chunk
   const int warp = threadIdx.x >> 5;
