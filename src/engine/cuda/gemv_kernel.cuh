@@ -553,6 +553,12 @@ concept WarpEpilogue = requires {
   typename F::WarpEpilogue;
 };
 
+// Whether `lane` loads and finishes a row whose output lane `writer` writes.
+template <class F>
+__device__ __forceinline__ bool finishes_row(int lane, int writer) {
+  return WarpEpilogue<F> || lane == writer;
+}
+
 template <class F, int R>
 __device__ __forceinline__ EpilogueLoads<F, R> load_epilogue(const GemvArgs& a,
                                                              const WarpRows<F, R>& rows, int lane,
@@ -562,7 +568,7 @@ __device__ __forceinline__ EpilogueLoads<F, R> load_epilogue(const GemvArgs& a,
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int writer = a.swiglu ? (r & ~1) : r;
-      if ((WarpEpilogue<F> || lane == writer) && rows.valid[r]) {
+      if (finishes_row<F>(lane, writer) && rows.valid[r]) {
         e.row[r] = F::load_row(a, rows.seg[r], rows.local[r], smem, lane);
       }
     }

@@ -108,7 +108,7 @@ __device__ __forceinline__ void load_unit_epilogue(typename RowLoadsOf<F>::type 
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const int writer = Swiglu ? 0 : r;
-      if ((WarpEpilogue<F> || lane == writer) && rows[r].valid) {
+      if (finishes_row<F>(lane, writer) && rows[r].valid) {
         e[r] = F::load_row(a, a.seg[Swiglu ? r : rows[r].seg], rows[r].local, smem, lane);
       }
     }
