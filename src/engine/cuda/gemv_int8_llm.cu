@@ -218,25 +218,11 @@ struct Int8LlmPolicy : detail::NoChunkScales {  // the row scale is applied in f
     float absmax = 0.0f;
     for (int w = 0; w < kGemvWarps; ++w) absmax = fmaxf(absmax, red_max[w]);
 
-    // Pass 2: the codes, four to a word (column 4i + j in byte j), from the kept activations:
-    // rint(x · 127 / absmax) clamped to ±127 (an fp16 absmax is at least 2^-24, so the scale is
-    // finite), 0 in the outlier columns (the mask's nibble i % 8 of word i / 8) and everywhere
-    // when the absmax is 0.
-    const float scale = 127.0f / absmax;
-    for (int i = static_cast<int>(threadIdx.x); i < cols / 4; i += kGemvThreads) {
-      const uint2 k = kept[i];
-      const __half* h = reinterpret_cast<const __half*>(&k);
-      const unsigned outliers = absmax > 0.0f ? bits[i >> 3] >> (4 * (i & 7)) : 0xfu;
-      uint32_t packed = 0;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int code = max(-127, min(127, __float2int_rn(__half2float(h[j]) * scale)));
-        packed |= (outliers >> j & 1u) != 0 ? 0u : static_cast<uint32_t>(code & 0xff) << (8 * j);
-      }
-      codes[i] = packed;
-    }
-
-    // The outlier columns listed in ascending order by warp 0 (a lane scans a run of mask words).
+    // Pass 2, at once: warp 0 lists the outlier columns in ascending order (a lane scans a run of
+    // mask words; the list needs only the mask) while the other warps write the codes, four to a
+    // word (column 4i + j in byte j), from the kept activations: rint(x · 127 / absmax) clamped
+    // to ±127 (an fp16 absmax is at least 2^-24, so the scale is finite), 0 in the outlier columns
+    // (the mask's nibble i % 8 of word i / 8) and everywhere when the absmax is 0.
     if (threadIdx.x < 32) {
       auto* idx = const_cast<int*>(list_idx(smem));
       auto* val = const_cast<float*>(list_val(smem));
@@ -262,6 +248,20 @@ struct Int8LlmPolicy : detail::NoChunkScales {  // the row scale is applied in f
         }
       }
       if (lane == 31) *head = Header{absmax, incl, inv_rms, 0};
+    } else {
+      const float scale = 127.0f / absmax;
+      for (int i = static_cast<int>(threadIdx.x) - 32; i < cols / 4; i += kGemvThreads - 32) {
+        const uint2 k = kept[i];
+        const __half* h = reinterpret_cast<const __half*>(&k);
+        const unsigned outliers = absmax > 0.0f ? bits[i >> 3] >> (4 * (i & 7)) : 0xfu;
+        uint32_t packed = 0;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          const int code = max(-127, min(127, __float2int_rn(__half2float(h[j]) * scale)));
+          packed |= (outliers >> j & 1u) != 0 ? 0u : static_cast<uint32_t>(code & 0xff) << (8 * j);
+        }
+        codes[i] = packed;
+      }
     }
     __syncthreads();
   }
