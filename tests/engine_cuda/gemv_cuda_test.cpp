@@ -269,7 +269,7 @@ void check(quant::Format f, const Shape& sh, uint64_t seed) {
       x[7] = 1.984375f;
       const float ties[] = {0.5078125f,  0.5234375f, -0.5078125f,
                             -0.5234375f, 0.0078125f, 0.0234375f};
-      for (int k = 0; k < 6; ++k) x[9 + k] = ties[k];
+      std::copy(std::begin(ties), std::end(ties), x.begin() + 9);
     }
     x[3] = 7.5f;  // outlier columns (|x| ≥ 6): kept in fp16 by LLM.int8()
     x[cols - 5] = -11.0f;
