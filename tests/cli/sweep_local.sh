@@ -102,44 +102,49 @@ expect_in "$WORK/err" "cell no-such-model at 4 new tokens: model 'no-such-model'
 [ ! -e "$WORK/s5/cells/tiny-llama_INT8_t4_r1/energy.json" ] && ok || bad "a cell ran before the sweep was refused"
 
 # --- 6. kill -9 in the middle: nothing lost, nothing run twice ----------------------------------
-cat >"$WORK/slow.sh" <<'WRAP'
+# The wrapper holds the child of HOLD_CELL until the file RELEASE exists, so that the kill lands
+# while that cell's child is alive, whatever the load on this machine.
+cat >"$WORK/gate.sh" <<'WRAP'
 #!/bin/bash
-# Test wrapper: records each child start (cell, pid), pauses so a kill lands mid-sweep, then runs.
+# Test wrapper: records each child start (cell, pid); holds the child of HOLD_CELL until RELEASE exists.
 cell=$(basename "$(dirname "${@: -1}")")
 echo "$cell $$" >>"$INVOCATIONS"
-sleep 0.7
+if [ "$cell" == "${HOLD_CELL-}" ]; then
+  for _ in $(seq 1 1200); do [ -e "$RELEASE" ] && break; sleep 0.05; done
+fi
 exec "$@"
 WRAP
-chmod +x "$WORK/slow.sh"
-export INVOCATIONS="$WORK/invocations.txt"
-S6=(sweep --models tiny-llama,tiny-qwen2 --precisions INT8 --repeats 3 "${FAST[@]}" --out "$WORK/s6" "${RUNARGS[@]}")
-EC_SWEEP_CHILD_WRAPPER="$WORK/slow.sh" "$EC" "${S6[@]}" >"$WORK/s6.out" 2>"$WORK/s6.err" &
-sweep_pid=$!
-# Kill only once the running cell's child has started (it is in $INVOCATIONS): the manifest says
-# "running" a moment before the child exists, and under a sanitizer that moment is long enough for
-# a kill to land in it, leaving no child to check and a cell that never started at all.
-child_started() {
-  local cell
-  cell=$(jq -r '.cells[] | select(.state == "running") | .id' "$WORK/s6/manifest.json" | head -n 1)
-  [ -n "$cell" ] && grep -q "^$cell " "$INVOCATIONS" 2>/dev/null
+chmod +x "$WORK/gate.sh"
+# started CELL FILE: the child of CELL has started (FILE lists the starts), waiting up to 60 s.
+started() {
+  for _ in $(seq 1 1200); do grep -q "^$1 " "$2" 2>/dev/null && return 0; sleep 0.05; done
+  return 1
 }
-for _ in $(seq 1 600); do
-  if [ -f "$WORK/s6/manifest.json" ] && [ "$(state_count "$WORK/s6" done)" -ge 2 ] && child_started; then break; fi
-  sleep 0.1
-done
+export INVOCATIONS="$WORK/invocations.txt" RELEASE="$WORK/release"
+# Cells run replicates outermost: the third is tiny-llama's second replicate.
+S6=(sweep --models tiny-llama,tiny-qwen2 --precisions INT8 --repeats 3 "${FAST[@]}" --out "$WORK/s6" "${RUNARGS[@]}")
+HOLD_CELL=tiny-llama_INT8_t4_r2 EC_SWEEP_CHILD_WRAPPER="$WORK/gate.sh" "$EC" "${S6[@]}" >"$WORK/s6.out" 2>"$WORK/s6.err" &
+sweep_pid=$!
+started tiny-llama_INT8_t4_r2 "$INVOCATIONS" || bad "the held cell's child never started"
 kill -9 "$sweep_pid"; wait "$sweep_pid" 2>/dev/null || true
 done_before=$(state_count "$WORK/s6" done)
 running_cell=$(jq -r '.cells[] | select(.state == "running") | .id' "$WORK/s6/manifest.json")
-if [ "$done_before" -ge 2 ] && [ "$done_before" -lt 6 ] && [ -n "$running_cell" ]; then ok; else bad "kill did not land mid-sweep ($done_before done, running '$running_cell')"; fi
+expect_eq "$done_before" 2 "cells done before the kill"
+expect_eq "$running_cell" tiny-llama_INT8_t4_r2 "cell running at the kill"
 # The child of the killed sweep died with it (PR_SET_PDEATHSIG).
 child_pid=$(awk -v c="$running_cell" '$1 == c {p = $2} END {print p}' "$INVOCATIONS")
-sleep 0.5
-# (A zombie counts as dead: in a container PID 1 may never reap the orphan.)
-child_state=$(ps -o stat= -p "$child_pid" 2>/dev/null || true)
+# (A zombie counts as dead: in a container PID 1 may never reap the orphan.) SIGKILL reaches the
+# child as its parent dies; the loop only gives a loaded machine time to carry it out.
+for _ in $(seq 1 200); do
+  child_state=$(ps -o stat= -p "$child_pid" 2>/dev/null || true)
+  { [ -z "$child_state" ] || [[ "$child_state" == Z* ]]; } && break
+  sleep 0.05
+done
 if [ -n "$child_pid" ] && { [ -z "$child_state" ] || [[ "$child_state" == Z* ]]; }; then ok; else bad "child $child_pid of the killed sweep is still alive ($child_state)"; fi
 jq -r '.cells[] | select(.state == "done") | .id' "$WORK/s6/manifest.json" | sort >"$WORK/done_before.txt"
 for c in $(cat "$WORK/done_before.txt"); do jq -r .timestamp_utc "$WORK/s6/cells/$c/energy.json"; done >"$WORK/stamps_before.txt"
-expect_status 0 env EC_SWEEP_CHILD_WRAPPER="$WORK/slow.sh" "$EC" "${S6[@]}"
+touch "$RELEASE"
+expect_status 0 env EC_SWEEP_CHILD_WRAPPER="$WORK/gate.sh" "$EC" "${S6[@]}"
 expect_in "$WORK/err" "$running_cell: was running when the sweep stopped"
 expect_eq "$(state_count "$WORK/s6" done)" 6 "all done after resume"
 for c in $(cat "$WORK/done_before.txt"); do jq -r .timestamp_utc "$WORK/s6/cells/$c/energy.json"; done >"$WORK/stamps_after.txt"
@@ -154,13 +159,12 @@ done
 expect_eq "$(sqlite3 "$WORK/s6/store.sqlite" "select count(*) from runs")" 6 "store rows after resume"
 
 # --- 6b. Ctrl-C / SIGTERM: the sweep stops its children, puts their cells back, exits 130 -------
+# The first cell's child is held (as in 6) so that the interrupt lands while it runs.
 S6B=(sweep --models tiny-llama --precisions INT8 --repeats 3 "${FAST[@]}" --cooloff-s 1 --out "$WORK/s6b" "${RUNARGS[@]}")
-EC_SWEEP_CHILD_WRAPPER="$WORK/slow.sh" "$EC" "${S6B[@]}" >"$WORK/s6b.out" 2>"$WORK/s6b.err" &
+INVOCATIONS="$WORK/invocations6b.txt" RELEASE="$WORK/release6b" HOLD_CELL=tiny-llama_INT8_t4_r1 \
+  EC_SWEEP_CHILD_WRAPPER="$WORK/gate.sh" "$EC" "${S6B[@]}" >"$WORK/s6b.out" 2>"$WORK/s6b.err" &
 sweep_pid=$!
-for _ in $(seq 1 300); do
-  [ -f "$WORK/s6b/manifest.json" ] && [ "$(state_count "$WORK/s6b" running)" -ge 1 ] && break
-  sleep 0.1
-done
+started tiny-llama_INT8_t4_r1 "$WORK/invocations6b.txt" || bad "the held cell's child never started"
 kill -INT "$sweep_pid"
 status=0; wait "$sweep_pid" || status=$?
 expect_eq "$status" 130 "exit status after SIGINT"
@@ -177,9 +181,18 @@ expect_eq "$gaps" "ok " "cool-off gaps"
 # --- 7. Two "GPUs": two children at once, each told its device ----------------------------------
 cat >"$WORK/timed.sh" <<'WRAP'
 #!/bin/bash
-# Test wrapper: records when each child ran and which device it was given.
+# Test wrapper: records when each child ran and which device it was given, once a child on another
+# device has started.
 cell=$(basename "$(dirname "${@: -1}")")
 t0=$(date +%s.%N)
+# Meet a child given another device before running (waiting at most 60 s): children run in
+# parallel meet at once, whatever the load; a queue that ran them one by one would wait out the
+# limit, and the overlap check below would fail.
+echo "${CUDA_VISIBLE_DEVICES-unset}" >"$TIMES.started.$cell"
+for _ in $(seq 1 1200); do
+  grep -qvx -- "${CUDA_VISIBLE_DEVICES-unset}" "$TIMES".started.* && break
+  sleep 0.05
+done
 "$@"; rc=$?
 echo "$cell ${CUDA_VISIBLE_DEVICES-unset} $t0 $(date +%s.%N)" >>"$TIMES"
 exit $rc
