@@ -106,7 +106,7 @@ expect_in "$WORK/err" "cell no-such-model at 4 new tokens: model 'no-such-model'
 # while that cell's child is alive, whatever the load on this machine.
 cat >"$WORK/gate.sh" <<'WRAP'
 #!/bin/bash
-# Test wrapper: records each child start (cell, pid); holds the child of HOLD_CELL until RELEASE exists.
+# Test wrapper: records each child start (cell, pid); holds HOLD_CELL's child until RELEASE exists.
 cell=$(basename "$(dirname "${@: -1}")")
 echo "$cell $$" >>"$INVOCATIONS"
 if [ "$cell" == "${HOLD_CELL-}" ]; then
