@@ -115,11 +115,16 @@ fi
 exec "$@"
 WRAP
 chmod +x "$WORK/gate.sh"
-# started CELL FILE: the child of CELL has started (FILE lists the starts), waiting up to 60 s.
-started() {
-  for _ in $(seq 1 1200); do grep -q "^$1 " "$2" 2>/dev/null && return 0; sleep 0.05; done
+# wait_until SECONDS CMD...: CMD succeeds within SECONDS (polled every 50 ms).
+wait_until() {
+  local tries=$(($1 * 20)); shift
+  for _ in $(seq 1 "$tries"); do "$@" && return 0; sleep 0.05; done
   return 1
 }
+# started CELL FILE: the child of CELL has started (FILE lists the starts), waiting up to 60 s.
+started() { wait_until 60 grep -q "^$1 " "$2" 2>/dev/null; }
+# dead PID: no such process, or a zombie (in a container PID 1 may never reap the orphan).
+dead() { local state; state=$(ps -o stat= -p "$1" 2>/dev/null || true); [ -z "$state" ] || [[ "$state" == Z* ]]; }
 export INVOCATIONS="$WORK/invocations.txt" RELEASE="$WORK/release"
 # Cells run replicates outermost: the third is tiny-llama's second replicate.
 S6=(sweep --models tiny-llama,tiny-qwen2 --precisions INT8 --repeats 3 "${FAST[@]}" --out "$WORK/s6" "${RUNARGS[@]}")
@@ -133,14 +138,9 @@ expect_eq "$done_before" 2 "cells done before the kill"
 expect_eq "$running_cell" tiny-llama_INT8_t4_r2 "cell running at the kill"
 # The child of the killed sweep died with it (PR_SET_PDEATHSIG).
 child_pid=$(awk -v c="$running_cell" '$1 == c {p = $2} END {print p}' "$INVOCATIONS")
-# (A zombie counts as dead: in a container PID 1 may never reap the orphan.) SIGKILL reaches the
-# child as its parent dies; the loop only gives a loaded machine time to carry it out.
-for _ in $(seq 1 200); do
-  child_state=$(ps -o stat= -p "$child_pid" 2>/dev/null || true)
-  { [ -z "$child_state" ] || [[ "$child_state" == Z* ]]; } && break
-  sleep 0.05
-done
-if [ -n "$child_pid" ] && { [ -z "$child_state" ] || [[ "$child_state" == Z* ]]; }; then ok; else bad "child $child_pid of the killed sweep is still alive ($child_state)"; fi
+# SIGKILL reaches the child as its parent dies; the wait only gives a loaded machine time to carry
+# it out.
+if [ -n "$child_pid" ] && wait_until 10 dead "$child_pid"; then ok; else bad "child $child_pid of the killed sweep is still alive ($(ps -o stat= -p "$child_pid"))"; fi
 jq -r '.cells[] | select(.state == "done") | .id' "$WORK/s6/manifest.json" | sort >"$WORK/done_before.txt"
 for c in $(cat "$WORK/done_before.txt"); do jq -r .timestamp_utc "$WORK/s6/cells/$c/energy.json"; done >"$WORK/stamps_before.txt"
 touch "$RELEASE"
