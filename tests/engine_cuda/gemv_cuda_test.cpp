@@ -573,19 +573,23 @@ TEST(CudaGemvCandidates, WholeRowVariantWhereTheFormatHasAKernelForTheRows) {
             (steps == 2 || steps == 3 || steps == 4 || steps == 7) && chunks % 32 != 16;
         EXPECT_EQ(gemv_whole_steps(chunks, 4), four_bit_kernel ? steps : 0) << chunks << " chunks";
         EXPECT_EQ(gemv_whole_steps(chunks, 8), eight_bit_kernel ? steps : 0) << chunks << " chunks";
-        std::set<std::string> whole;
+        std::set<std::string> whole, xreg;
         if (((four_bit || sixteen_bit) && four_bit_kernel) || (eight_bit && eight_bit_kernel)) {
           whole = {"r2p-whole"};
+          if (f != quant::Format::int8_llm) xreg = {"r2p-xreg"};
         }
         const std::string what = std::string(quant::format_name(f)) + (swiglu ? " swiglu " : " ") +
                                  std::to_string(chunks) + " chunks";
         EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::whole), whole) << what;
+        EXPECT_EQ(offered_with(f, swiglu, chunks, GemvPipeline::xreg), xreg) << what;
       }
     }
   }
   GemvConfig c{2, true, true};
   c.pipeline = GemvPipeline::whole;
   EXPECT_EQ(gemv_config_name(c), "r2p-whole+pdl");
+  c.pipeline = GemvPipeline::xreg;
+  EXPECT_EQ(gemv_config_name(c), "r2p-xreg+pdl");
 }
 
 // The row-pass variant (host code): NF4, NF4-DQ and INT8-WO only, resident, two rows a unit, passes
@@ -757,7 +761,7 @@ TEST(CudaGemvChecks, RejectsSegmentsPastThirtyTwoBitChunks) {
 // Variants a format does not have are refused with ec::Error before any launch.
 TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   EC_REQUIRE_CUDA();
-  DeviceBuffer<float> x(512), y(64), scales(1024);
+  DeviceBuffer<float> x(1024), y(64), scales(1024);
   DeviceBuffer<uint8_t> w(64 * 256 * 2);
   GemvArgs a;
   a.seg[0].w = w.get();
@@ -797,6 +801,15 @@ TEST(CudaGemvChecks, RejectsVariantsAFormatDoesNotHave) {
   a.cols = 256;
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::whole, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::whole, 2), nullptr), Error);
+  // x in registers: the whole-row variant's rows, and no LLM.int8() kernel.
+  EXPECT_THROW(gemv(a, config(1, GemvPipeline::xreg, 4), nullptr), Error);
+  a.cols = 96 * 32;
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::xreg, 4), nullptr), Error);
+  a.format = quant::Format::int8_llm;
+  a.cols = 64 * 16;  // two steps: a row the whole-row variant has
+  EXPECT_THROW(gemv(a, config(2, GemvPipeline::xreg, 4), nullptr), Error);
+  a.format = quant::Format::nf4;
+  a.cols = 256;
   // Row-pass: NF4 / NF4-DQ / INT8-WO, two rows a unit, passes of 2 or 4 steps.
   EXPECT_THROW(gemv(a, config(1, GemvPipeline::pass, 4), nullptr), Error);
   EXPECT_THROW(gemv(a, config(2, GemvPipeline::pass, 8), nullptr), Error);

@@ -104,6 +104,7 @@ std::string gemv_config_name(const GemvConfig& config) {
   if (config.pipeline == GemvPipeline::flat) name += "-flat";
   if (config.pipeline == GemvPipeline::whole) name += "-whole";
   if (config.pipeline == GemvPipeline::pass) name += "-pass";
+  if (config.pipeline == GemvPipeline::xreg) name += "-xreg";
   if (config.unroll != 4) name += "-u" + std::to_string(config.unroll);
   if (config.pdl) name += "+pdl";
   return name;
@@ -119,7 +120,7 @@ GemvConfig parse_gemv_config(std::string_view name) {
   const auto bad = [name](std::string_view what) {
     fail(
         "GEMV variant '{}': {} (expected r{{1,2,4}}{{p,g}}, then optionally -l2pf, -dbuf, -bulk, "
-        "-flat, -whole or -pass, -u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
+        "-flat, -whole, -pass or -xreg, -u2, -u8 or -u16, and +pdl, as in 'r2p-dbuf-u2+pdl')",
         name, what);
   };
   GemvConfig c;
@@ -153,6 +154,8 @@ GemvConfig parse_gemv_config(std::string_view name) {
     c.pipeline = GemvPipeline::whole;
   } else if (take("-pass")) {
     c.pipeline = GemvPipeline::pass;
+  } else if (take("-xreg")) {
+    c.pipeline = GemvPipeline::xreg;
   }
   // Longest first: "-u16" also starts with "-u1".
   if (take("-u16")) {
@@ -245,6 +248,12 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
     GemvConfig c{2, true};
     c.pipeline = GemvPipeline::whole;
     out.push_back(c);
+    // The same with x in registers: a lane's chunks are the same in every unit, so their x need
+    // not be read from shared memory by every dot. Not LLM.int8()'s, whose x is 16 bytes a chunk.
+    if (args.format != quant::Format::int8_llm) {
+      c.pipeline = GemvPipeline::xreg;
+      out.push_back(c);
+    }
   }
   // The row-pass variant (gemv_pass_kernel.cuh) for the NF4, NF4-DQ and INT8-WO rows the whole-row
   // variant has no kernel for (every preset's down_proj; in NF4 also rows of 3 steps, in INT8-WO

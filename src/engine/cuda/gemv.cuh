@@ -65,8 +65,10 @@ struct GemvArgs {
 // The whole-row variant (gemv_whole_kernel.cuh; NF4, NF4-DQ, INT8-WO, FP16, BF16) double-buffers in
 // registers a lane's whole share of two rows, for the rows gemv_whole_steps has a kernel for; the
 // row-pass variant (gemv_pass_kernel.cuh, NF4, NF4-DQ and INT8-WO, the rows the whole-row one has
-// no kernel for) streams two rows in passes of `unroll` (2 or 4) steps held in registers.
-enum class GemvPipeline : int { none, l2_prefetch, registers, bulk, flat, whole, pass };
+// no kernel for) streams two rows in passes of `unroll` (2 or 4) steps held in registers. The
+// x-in-registers variant (xreg; the whole-row variant's formats but LLM.int8()) is the whole-row
+// kernel with the staged x of a lane's chunks read into registers once, at one block an SM.
+enum class GemvPipeline : int { none, l2_prefetch, registers, bulk, flat, whole, pass, xreg };
 
 inline constexpr int kGemvFlatMinChunks = 64;
 inline constexpr int kGemvWholeMaxSteps = 7;
@@ -114,12 +116,12 @@ struct GemvConfig {
   int unroll = 4;
 };
 
-// e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk", "r2p-flat-u2", "r2p-whole", "r2p-pass-u2"
+// e.g. "r2p", "r1g-l2pf+pdl", "r2p-bulk", "r2p-flat-u2", "r2p-whole", "r2p-pass-u2", "r2p-xreg"
 std::string gemv_config_name(const GemvConfig& config);
 
-// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf, -bulk, -flat, -whole or
-// -pass, then -u{2,8,16}, then +pdl, each suffix optional. Throws ec::Error naming the text and
-// what was expected. (Whether a format has that variant is gemv_candidates()' business.)
+// The config gemv_config_name() names: r{1,2,4}{p,g}, then -l2pf, -dbuf, -bulk, -flat, -whole,
+// -pass or -xreg, then -u{2,8,16}, then +pdl, each suffix optional. Throws ec::Error naming the
+// text and what was expected. (Whether a format has that variant is gemv_candidates()' business.)
 GemvConfig parse_gemv_config(std::string_view name);
 
 // Every config worth timing for these arguments on `device` (the autotuner picks among them). The

@@ -108,7 +108,8 @@ void dispatch_rows_flat(const GemvArgs& a, const GemvConfig& config, cudaStream_
 // it; 8-bit: 2, 3, 4 or 7 steps, unpaired. Built only for the widths it can meet: x past F's
 // single normalising pass (HeldWide<F>) is past 2,048 features, four steps in NF4 and seven in
 // INT8-WO (FP16's four steps are 1,024 features).
-template <class F>
+// XReg: the staged x of a lane's chunks held in registers (the -xreg variant, WholeX).
+template <class F, bool XReg>
 void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
   const int chunks = a.cols / F::kElems;
   const int steps = gemv_whole_steps(chunks, F::kBitsPerWeight);
@@ -121,20 +122,20 @@ void dispatch_rows_whole(const GemvArgs& a, const GemvConfig& config, cudaStream
   constexpr bool kHeld = kIsHeldWide<F>;
   if constexpr (F::kBitsPerWeight == 4 || F::kBitsPerWeight == 16) {
     if (steps == 4) {
-      return paired ? launch_gemv_whole<F, 4, true>(a, config, stream)
-                    : launch_gemv_whole<F, 4, false>(a, config, stream);
+      return paired ? launch_gemv_whole<F, 4, true, XReg>(a, config, stream)
+                    : launch_gemv_whole<F, 4, false, XReg>(a, config, stream);
     }
     if constexpr (!kHeld) {
-      if (steps == 1) return launch_gemv_whole<F, 1, false>(a, config, stream);
-      return paired ? launch_gemv_whole<F, 2, true>(a, config, stream)
-                    : launch_gemv_whole<F, 2, false>(a, config, stream);
+      if (steps == 1) return launch_gemv_whole<F, 1, false, XReg>(a, config, stream);
+      return paired ? launch_gemv_whole<F, 2, true, XReg>(a, config, stream)
+                    : launch_gemv_whole<F, 2, false, XReg>(a, config, stream);
     }
   } else if constexpr (F::kBitsPerWeight == 8) {
-    if (steps == 7) return launch_gemv_whole<F, 7, false>(a, config, stream);
+    if (steps == 7) return launch_gemv_whole<F, 7, false, XReg>(a, config, stream);
     if constexpr (!kHeld) {
-      if (steps == 2) return launch_gemv_whole<F, 2, false>(a, config, stream);
-      if (steps == 3) return launch_gemv_whole<F, 3, false>(a, config, stream);
-      return launch_gemv_whole<F, 4, false>(a, config, stream);
+      if (steps == 2) return launch_gemv_whole<F, 2, false, XReg>(a, config, stream);
+      if (steps == 3) return launch_gemv_whole<F, 3, false, XReg>(a, config, stream);
+      return launch_gemv_whole<F, 4, false, XReg>(a, config, stream);
     }
   }
   cuda_invalid("gemv: no whole-row variant of this format at this width");
@@ -164,7 +165,13 @@ void dispatch_rows_of(const GemvArgs& a, const GemvConfig& config, cudaStream_t 
     case GemvPipeline::flat:
       return dispatch_rows_flat<F>(a, config, stream);
     case GemvPipeline::whole:
-      return dispatch_rows_whole<F>(a, config, stream);
+      return dispatch_rows_whole<F, false>(a, config, stream);
+    case GemvPipeline::xreg:
+      if constexpr (requires { F::stage_token(a, nullptr); }) {
+        cuda_invalid("gemv: LLM.int8() has no x-in-registers variant");
+      } else {
+        return dispatch_rows_whole<F, true>(a, config, stream);
+      }
     case GemvPipeline::pass:
       return dispatch_rows_pass<F>(a, config, stream);
     case GemvPipeline::none:

@@ -5,7 +5,8 @@
 // epilogue are gemv_kernel.cuh's; each lane adds the chunks of a row the row-group kernel's lane
 // adds, in the same order, and the warp reduces them in the same tree, so the results are the same
 // bit for bit. LLM.int8() sums its chunks in int32 (exact) and finishes a row in every lane (its
-// outlier products are spread over the lanes).
+// outlier products are spread over the lanes). The x-in-registers variant (-xreg) is the same
+// kernel with a lane's staged x read into registers once, before its first unit (WholeX).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -210,26 +211,68 @@ struct WholeUnit {
   }
 };
 
+// The staged x of a lane's chunk positions: the kBoth steps both rows fill, then the paired tail.
+// A lane's chunks are the same in every unit, so with XReg (the -xreg variant) their x is read
+// from shared memory once, as the grid starts, into registers, each chunk's units already in the
+// order its dot reads them (rot 0). Without it every dot reads its chunk's units from shared
+// memory. In NF4 at 3,584 features a unit's loop reads 16 units of x (64 wavefronts) beside its
+// 112 table reads: x in registers takes a third of its shared-memory traffic away, at 16 registers
+// a chunk (V = 4).
+template <class F, int J, bool Paired, int V, bool XReg>
+struct WholeX {
+  static constexpr int kPositions = WholeUnit<F, J, Paired>::kBoth + (Paired ? 1 : 0);
+  float4 x[XReg ? kPositions : 1][V];
+
+  __device__ void hold(const unsigned char* smem, int position, int c) {
+    const float4* xc = x_unit<F>(smem, c * V);
+    const int rot = (c * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
+#pragma unroll
+    for (int i = 0; i < V; ++i) x[position][i] = xc[i ^ rot];
+  }
+  // After staging (start_after_first_loads' __syncthreads).
+  __device__ void load(const unsigned char* smem, int lane, int chunks) {
+    if constexpr (XReg) {
+#pragma unroll
+      for (int j = 0; j < WholeUnit<F, J, Paired>::kBoth; ++j) {
+        hold(smem, j, whole_chunk_index(lane, j, J, chunks));
+      }
+      if constexpr (Paired) hold(smem, kPositions - 1, paired_tail_chunk(lane, J));
+    }
+  }
+  // Chunk c at position `position`: its x units, and the rotation its dot reads them with.
+  struct Chunk {
+    const float4* x;
+    int rot;
+  };
+  __device__ Chunk at(const unsigned char* smem, int position, int c) const {
+    if constexpr (XReg) {
+      return {x[position], 0};
+    } else {
+      return {x_unit<F>(smem, c * V), (c * V / 8) & (V - 1)};
+    }
+  }
+};
+
 // The unit's two row sums, dotted and written (write_unit). Once a dot has taken its chunk, that
 // chunk's registers are refilled with the same chunk of the next unit (`next`, when `refill`):
 // every load then has most of a unit's dots to arrive, as with a second buffer, in half the
 // registers. (Loaded before the dot, the new chunk needed registers of its own while the old one
 // was read, and nvcc moved 30-odd registers back into place at the end of every unit.)
-template <class F, int J, bool Paired, bool Swiglu, int V>
+template <class F, int J, bool Paired, bool Swiglu, int V, bool XReg>
 __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit,
                                              const WholeRow<F> (&rows)[2],
                                              WholeUnit<F, J, Paired>& u, bool refill,
                                              const WholeRow<F> (&next)[2], const WholeLane& l,
-                                             int chunks, const unsigned char* smem, int lane) {
+                                             const WholeX<F, J, Paired, V, XReg>& x, int chunks,
+                                             const unsigned char* smem, int lane) {
   typename RowLoadsOf<F>::type epilogue[2]{};
   load_unit_epilogue<F, Swiglu>(epilogue, a, rows, smem, lane);
   Acc<F> acc[2] = {0, 0};
 #pragma unroll
   for (int j = 0; j < WholeUnit<F, J, Paired>::kBoth; ++j) {
     const bool in_row = whole_adds(lane, j, J, chunks);
-    const int cx = whole_chunk_index(lane, j, J, chunks);  // past the row: any staged x will do
-    const float4* xc = x_unit<F>(smem, cx * V);
-    const int rot = (cx * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
+    // Past the row any staged x will do.
+    const auto [xc, rot] = x.at(smem, j, whole_chunk_index(lane, j, J, chunks));
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       if constexpr (std::is_same_v<Acc<F>, float>) {
@@ -246,9 +289,7 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit,
   }
   if constexpr (Paired) {
     static_assert(std::is_same_v<Acc<F>, float>, "the paired tail is the 4- and 16-bit rows'");
-    const int c = paired_tail_chunk(lane, J);
-    const float4* xc = x_unit<F>(smem, c * V);
-    const int rot = (c * V / 8) & (V - 1);
+    const auto [xc, rot] = x.at(smem, x.kPositions - 1, paired_tail_chunk(lane, J));
     const bool second = paired_tail_row(lane) == 1;
     const int tail_seg =
         Swiglu ? static_cast<int>(second) : select_words(second, rows[0].seg, rows[1].seg);
@@ -268,9 +309,10 @@ __device__ __forceinline__ void whole_finish(const GemvArgs& a, int unit,
 // Two blocks an SM, 16 warps, as the tuned NF4 kernels of the other variants run: at most 128
 // registers, which four steps with the paired tail (3,584 features) fit without spilling; four
 // full steps (4,096) spill 16–32 bytes a thread. (With a second buffer instead of the refill,
-// four steps took 168–218 registers: one block an SM.)
-template <class F, int J, bool Paired, bool Swiglu>
-__global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvArgs a) {
+// four steps took 168–218 registers: one block an SM.) With x in registers (XReg, WholeX) NF4's
+// four paired steps take 231 registers: one block an SM, 8 warps, each with a unit in flight.
+template <class F, int J, bool Paired, bool Swiglu, bool XReg>
+__global__ void __launch_bounds__(kGemvThreads, XReg ? 1 : 2) gemv_whole_kernel(const GemvArgs a) {
   extern __shared__ __align__(16) unsigned char smem[];
   constexpr int V = F::kElems * x_bytes<F>() / 16;  // 16-byte units of x per weight chunk
   const int warp = threadIdx.x >> 5;
@@ -288,12 +330,15 @@ __global__ void __launch_bounds__(kGemvThreads, 2) gemv_whole_kernel(const GemvA
   unit_rows<F, Swiglu>(rows, a, min(unit, units - 1), total, chunks, l.c0);
   if (unit < units) u.load(rows, l, lane);
   start_after_first_loads<F, V>(a, smem);
+  WholeX<F, J, Paired, V, XReg> x;
+  x.load(smem, lane, chunks);
 
   for (; unit < units; unit += stride) {
     const bool more = unit + stride < units;
     WholeRow<F> next[2];
     unit_rows<F, Swiglu>(next, a, more ? unit + stride : unit, total, chunks, l.c0);
-    whole_finish<F, J, Paired, Swiglu, V>(a, unit, rows, u, more, next, l, chunks, smem, lane);
+    whole_finish<F, J, Paired, Swiglu, V, XReg>(a, unit, rows, u, more, next, l, x, chunks, smem,
+                                                lane);
     rows[0] = next[0];
     rows[1] = next[1];
   }
@@ -308,10 +353,10 @@ void launch_unit_kernel(const GemvArgs& a, const GemvConfig& config, cudaStream_
   launch_row_kernel<Plain, F>(a, config, 2, stream);
 }
 
-template <class F, int J, bool Paired>
+template <class F, int J, bool Paired, bool XReg>
 void launch_gemv_whole(const GemvArgs& a, const GemvConfig& config, cudaStream_t stream) {
-  launch_unit_kernel<gemv_whole_kernel<F, J, Paired, false>, gemv_whole_kernel<F, J, Paired, true>,
-                     F>(a, config, stream);
+  launch_unit_kernel<gemv_whole_kernel<F, J, Paired, false, XReg>,
+                     gemv_whole_kernel<F, J, Paired, true, XReg>, F>(a, config, stream);
 }
 
 }  // namespace ec::engine::cuda::detail
