@@ -249,7 +249,8 @@ std::vector<GemvConfig> gemv_candidates(const GemvArgs& args, const GemvDevice& 
     c.pipeline = GemvPipeline::whole;
     out.push_back(c);
     // The same with x in registers: a lane's chunks are the same in every unit, so their x need
-    // not be read from shared memory by every dot. Not LLM.int8()'s, whose x is 16 bytes a chunk.
+    // not be read from shared memory by every dot. Not built for LLM.int8(): its x is one 16-byte
+    // unit of int8 codes a chunk, a quarter of NF4's x per byte of weights.
     if (args.format != quant::Format::int8_llm) {
       c.pipeline = GemvPipeline::xreg;
       out.push_back(c);
