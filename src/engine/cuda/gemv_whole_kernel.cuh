@@ -223,11 +223,19 @@ struct WholeX {
   static constexpr int kPositions = WholeUnit<F, J, Paired>::kBoth + (Paired ? 1 : 0);
   float4 x[XReg ? kPositions : 1][V];
 
+  // Chunk c's x units and the rotation its dot reads them with.
+  struct Chunk {
+    const float4* x;
+    int rot;
+  };
+  // Where chunk c's x is staged in shared memory (x_slot's permutation: unit k is at k ^ rot).
+  __device__ static Chunk staged(const unsigned char* smem, int c) {
+    return {x_unit<F>(smem, c * V), (c * V / 8) & (V - 1)};
+  }
   __device__ void hold(const unsigned char* smem, int position, int c) {
-    const float4* xc = x_unit<F>(smem, c * V);
-    const int rot = (c * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
+    const Chunk s = staged(smem, c);
 #pragma unroll
-    for (int i = 0; i < V; ++i) x[position][i] = xc[i ^ rot];
+    for (int i = 0; i < V; ++i) x[position][i] = s.x[i ^ s.rot];
   }
   // After staging (start_after_first_loads' __syncthreads).
   __device__ void load(const unsigned char* smem, int lane, int chunks) {
@@ -239,16 +247,12 @@ struct WholeX {
       if constexpr (Paired) hold(smem, kPositions - 1, paired_tail_chunk(lane, J));
     }
   }
-  // Chunk c at position `position`: its x units, and the rotation its dot reads them with.
-  struct Chunk {
-    const float4* x;
-    int rot;
-  };
+  // Chunk c, at `position` among the lane's chunks.
   __device__ Chunk at(const unsigned char* smem, int position, int c) const {
     if constexpr (XReg) {
       return {x[position], 0};
     } else {
-      return {x_unit<F>(smem, c * V), (c * V / 8) & (V - 1)};
+      return staged(smem, c);
     }
   }
 };
