@@ -181,7 +181,7 @@ __device__ __forceinline__ void flat_accumulate(const GemvArgs& a, const FlatRow
     const bool valid = at.unit < rows.units;
     const bool second_slot = at.unit & 1;
     const float4* xc = x_unit<F>(smem, at.chunk * V);
-    const int rot = (at.chunk * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
+    const int rot = x_rot<V>(at.chunk);
 #pragma unroll
     for (int j = 0; j < R; ++j) {
       const float sc = F::scale(step.raw[u][j], rows.seg[j], smem);

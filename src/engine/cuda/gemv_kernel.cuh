@@ -73,9 +73,14 @@ struct NoChunkScales {
 // permuted by XOR with s = c·V/8 mod V so that the 8 lanes of a shared-memory phase (consecutive
 // chunks) read 8 different bank groups — a plain layout is 2-, 4- and 8-way conflicted for
 // V = 2, 4, 8. (XOR rather than a rotation: a dot finds unit k at k ^ s, one instruction.)
+// x_rot is s: what every dot of chunk c's x XORs its unit index with.
+template <int V>
+__device__ __forceinline__ int x_rot(int c) {
+  return (c * V / 8) & (V - 1);
+}
 template <int V>
 __device__ __forceinline__ int x_slot(int c, int k) {
-  return c * V + (k ^ ((c * V / 8) & (V - 1)));
+  return c * V + (k ^ x_rot<V>(c));
 }
 
 // Staging x is a chain of L2 round trips, not a stream: a loop that loads a float4 and then stores
@@ -510,7 +515,7 @@ __device__ __forceinline__ void accumulate_step(const Step<F, R, U>& step,
     const int c = c0 + u * 32;
     if (c < chunks) {
       const float4* xc = x_unit<F>(smem, c * V);
-      const int rot = (c * V / 8) & (V - 1);  // x_slot's permutation: unit k is at k ^ rot
+      const int rot = x_rot<V>(c);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         if constexpr (std::is_same_v<Acc<F>, float>) {

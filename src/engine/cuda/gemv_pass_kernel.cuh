@@ -77,7 +77,7 @@ struct PassRegisters {
 
 // Where a lane's x is: chunk `lane`'s in the staged x, and how far one step (32 chunks) moves it.
 // Both follow from x_unit being linear in the chunk (x_slot's permutation, k ^ rot, is the same
-// for chunks 32 apart: rot depends on c·V/8 mod V, and 32·V/8 is a multiple of V).
+// for chunks 32 apart: x_rot depends on c·V/8 mod V, and 32·V/8 is a multiple of V).
 struct PassX {
   const unsigned char* at;  // chunk `lane`'s first 16-byte unit
   int step_bytes;
@@ -88,7 +88,7 @@ template <class F, int V>
 __device__ __forceinline__ PassX pass_x(const unsigned char* smem, int lane) {
   const auto* at = reinterpret_cast<const unsigned char*>(x_unit<F>(smem, lane * V));
   const auto* next = reinterpret_cast<const unsigned char*>(x_unit<F>(smem, (lane + 32) * V));
-  return {at, static_cast<int>(next - at), (lane * V / 8) & (V - 1)};
+  return {at, static_cast<int>(next - at), x_rot<V>(lane)};
 }
 
 // Pass p of a unit's two rows (cursors `cur`), each chunk's registers refilled once dotted from
@@ -108,7 +108,7 @@ __device__ __forceinline__ void row_pass(const GemvArgs& a, PassRegisters<F, S>&
     if constexpr (Last) {
       const int c = pass_chunk_index(lane, p, j, S, chunks);
       xc = x_unit<F>(smem, c * V);
-      rot = (c * V / 8) & (V - 1);
+      rot = x_rot<V>(c);
       in_row = ((l.adds_last >> j) & 1u) != 0;
     } else {
       xc = reinterpret_cast<const float4*>(x.at + (p * S + j) * x.step_bytes);

@@ -230,7 +230,7 @@ struct WholeX {
   };
   // Where chunk c's x is staged in shared memory (x_slot's permutation: unit k is at k ^ rot).
   __device__ static Chunk staged(const unsigned char* smem, int c) {
-    return {x_unit<F>(smem, c * V), (c * V / 8) & (V - 1)};
+    return {x_unit<F>(smem, c * V), x_rot<V>(c)};
   }
   __device__ void hold(const unsigned char* smem, int position, int c) {
     const Chunk s = staged(smem, c);
