@@ -6,14 +6,23 @@
 //   kernel+pdl   — the same with programmatic dependent launch (the next kernel's blocks wait in
 //                  griddepcontrol.wait instead of being launched after the previous grid ends);
 //   grid barrier — one resident kernel, the phases separated by cooperative groups' grid.sync():
-//                  what a persistent decode step would pay between phases.
+//                  what a persistent decode step would pay between phases;
+//   + weights      — the same, one block an SM, while each block copies its share of the next
+//                  layer's weights (every five phases, as a layer has five: q|k|v, attention, o,
+//                  gate_up, down) into shared memory a layer ahead, by cp.async (16 bytes a
+//                  thread), from a buffer larger than the L2: what a persistent step that keeps a
+//                  small model's weights off the critical path would pay between phases. Each
+//                  block checks every byte it copied.
 // Every phase checks its sum (x holds integers, so the sum is exact in any order) and the final
 // vector is checked on the host: a broken chain fails the bench instead of timing it.
-//   bench_hop_probe [--phases 400]
+//   bench_hop_probe [--phases 400] [--layer-kb 64]
+// --layer-kb: a block's share of a layer's weights, in KB (64: qwen2-0.5b in NF4, 8.4 MB a layer
+// over 132 SMs); the block holds two layers' shares, so at most 112.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -88,6 +97,70 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The weights of the "+ weights" chain: `layers` layers of `units` 16-byte units a block, every
+// byte 1; layer l of the chain copies layer l % layers, so the copies come from DRAM once the
+// buffer is larger than the L2.
+struct LayerWeights {
+  const uint4* data;
+  int layers;
+  int units;
+};
+
+constexpr int kLayerPhases = 5;
+constexpr uint32_t kWeightWord = 0x01010101u;
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(gmem) : "memory");
+}
+
+// Starts the copy of this block's share of chain layer `layer` into `to`, as one cp.async group
+// (16 bytes a thread at a time).
+__device__ void copy_layer(const LayerWeights& w, int layer, uint4* to) {
+  const uint4* from =
+      w.data + (static_cast<size_t>(layer % w.layers) * gridDim.x + blockIdx.x) * w.units;
+  for (int i = static_cast<int>(threadIdx.x); i < w.units; i += kThreads) {
+    cp_async16(to + i, from + i);
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// The words of a copied share that are not the buffer's bytes (each thread's count).
+__device__ unsigned wrong_words(const uint4* share, int units) {
+  unsigned bad = 0;
+  for (int i = static_cast<int>(threadIdx.x); i < units; i += kThreads) {
+    const uint4 v = share[i];
+    bad +=
+        (v.x != kWeightWord) + (v.y != kWeightWord) + (v.z != kWeightWord) + (v.w != kWeightWord);
+  }
+  return bad;
+}
+
+// The resident chain with a layer's weights copied a layer ahead: at the first phase of layer l
+// the copy of layer l + 1 starts into the other half of shared memory, and layer l's, started a
+// layer before, is waited for and read.
+__global__ void __launch_bounds__(kThreads)
+    resident_weights_kernel(float* buffers, int cols, int phases, LayerWeights w,
+                            unsigned* errors) {
+  extern __shared__ uint4 shares[];  // [2][w.units]
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  copy_layer(w, 0, shares);
+  for (int k = 0; k < phases; ++k) {
+    if (k % kLayerPhases == 0) {
+      const int layer = k / kLayerPhases;
+      copy_layer(w, layer + 1, shares + static_cast<size_t>((layer + 1) % 2) * w.units);
+      asm volatile("cp.async.wait_group 1;" ::: "memory");
+      __syncthreads();
+      const unsigned bad = wrong_words(shares + static_cast<size_t>(layer % 2) * w.units, w.units);
+      if (bad != 0) atomicAdd(errors, bad);
+    }
+    phase(buffers + (k % 2) * cols, buffers + ((k + 1) % 2) * cols, cols, k, errors);
+    grid.sync();
+  }
+  // The copy started last is never read; the block waits for it before its shared memory goes.
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
 struct Chain {
   DeviceBuffer<float> buffers;  // x and y of a phase, alternating
   DeviceBuffer<unsigned> errors;
@@ -106,8 +179,8 @@ struct Chain {
     const bool written = std::all_of(last, last + cols,
                                      [phases](float v) { return v == static_cast<float>(phases); });
     if (bad != 0 || !written) {
-      throw std::runtime_error(std::string(how) + " at " + std::to_string(cols) +
-                               " features: " + std::to_string(bad) + " phases saw a wrong sum" +
+      throw std::runtime_error(std::string(how) + " at " + std::to_string(cols) + " features: " +
+                               std::to_string(bad) + " wrong phase sums or copied words" +
                                (written ? "" : ", and the last vector is not the expected one"));
     }
   }
@@ -146,8 +219,9 @@ double kernel_chain(Chain& c, int blocks, bool pdl, int phases, cudaStream_t str
 }
 
 // Seconds per phase in one resident kernel with a grid barrier after each phase: the median of 7
-// launches after a warm-up.
-double barrier_chain(Chain& c, int blocks, int phases, cudaStream_t stream) {
+// launches after a warm-up. With weights (w.data set), the "+ weights" chain, in shared memory of
+// two shares a block.
+double barrier_chain(Chain& c, int blocks, int phases, const LayerWeights& w, cudaStream_t stream) {
   cudaEvent_t a = nullptr, b = nullptr;
   CUDA_CHECK(cudaEventCreate(&a));
   CUDA_CHECK(cudaEventCreate(&b));
@@ -157,14 +231,23 @@ double barrier_chain(Chain& c, int blocks, int phases, cudaStream_t stream) {
     float* buffers = c.buffers.get();
     int cols = c.cols, n = phases;
     unsigned* errors = c.errors.get();
+    LayerWeights weights = w;
     void* args[] = {&buffers, &cols, &n, &errors};
+    void* weight_args[] = {&buffers, &cols, &n, &weights, &errors};
     CUDA_CHECK(cudaEventRecord(a, stream));
-    CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(resident_kernel),
-                                           dim3(static_cast<unsigned>(blocks)), dim3(kThreads),
-                                           args, 0, stream));
+    if (w.data == nullptr) {
+      CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(resident_kernel),
+                                             dim3(static_cast<unsigned>(blocks)), dim3(kThreads),
+                                             args, 0, stream));
+    } else {
+      CUDA_CHECK(cudaLaunchCooperativeKernel(
+          reinterpret_cast<const void*>(resident_weights_kernel),
+          dim3(static_cast<unsigned>(blocks)), dim3(kThreads), weight_args,
+          2 * static_cast<size_t>(w.units) * sizeof(uint4), stream));
+    }
     CUDA_CHECK(cudaEventRecord(b, stream));
     CUDA_CHECK(cudaEventSynchronize(b));
-    c.check(phases, "grid barrier");
+    c.check(phases, w.data == nullptr ? "grid barrier" : "grid barrier + weights");
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
     if (rep > 0) t.push_back(ms * 1e-3 / phases);
@@ -176,9 +259,14 @@ double barrier_chain(Chain& c, int blocks, int phases, cudaStream_t stream) {
 }
 
 int run(int argc, char** argv) {
-  int phases = 400;
+  int phases = 400, layer_kb = 64;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) == "--phases") phases = std::atoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--layer-kb") layer_kb = std::atoi(argv[i + 1]);
+  }
+  if (layer_kb <= 0 || layer_kb > 112) {
+    std::fprintf(stderr, "bench_hop_probe: --layer-kb must be an integer in 1..112\n");
+    return 1;
   }
   // At most 800: the last sum, phases · 18,944, must stay below 2^24, where a float still holds
   // every integer, or the exact check of each phase's sum would fail on rounding.
@@ -191,12 +279,29 @@ int run(int argc, char** argv) {
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, resident_kernel, kThreads, 0));
+  // The "+ weights" chain: one block an SM, two shares of shared memory each, a buffer of at least
+  // 512 MB (ten times the L2 of an H100 or H200).
+  LayerWeights weights{nullptr, 0, layer_kb * 1024 / 16};
+  const size_t weight_smem = 2 * static_cast<size_t>(weights.units) * sizeof(uint4);
+  CUDA_CHECK(cudaFuncSetAttribute(resident_weights_kernel,
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(weight_smem)));
+  int weights_per_sm = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&weights_per_sm, resident_weights_kernel,
+                                                           kThreads, weight_smem));
+  const size_t layer_bytes = static_cast<size_t>(sms) * weights.units * sizeof(uint4);
+  weights.layers = static_cast<int>((size_t{512} << 20) / layer_bytes + 1);
+  DeviceBuffer<uint4> weight_buffer(static_cast<size_t>(weights.layers) * sms * weights.units);
+  CUDA_CHECK(cudaMemset(weight_buffer.get(), 1, weight_buffer.bytes()));
+  weights.data = weight_buffer.get();
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::printf(
-      "\nµs per phase (%d phases; each block reads the whole vector, sums it, writes its slice)\n\n"
-      "| features | blocks | kernel | kernel+pdl | grid barrier |\n|---|---|---|---|---|\n",
-      phases);
+      "\nµs per phase (%d phases; each block reads the whole vector, sums it, writes its slice;\n"
+      "+ weights: %d KB a block copied into shared memory every %d phases, %.1f MB a layer)\n\n"
+      "| features | blocks | kernel | kernel+pdl | grid barrier | + weights |\n"
+      "|---|---|---|---|---|---|\n",
+      phases, layer_kb, kLayerPhases, static_cast<double>(layer_bytes) / 1e6);
   // 896, 3,584 and 18,944: what qwen2-0.5b's and qwen2-7b's GEMVs read (hidden, and 7B's down).
   for (const int cols : {896, 3584, 18944}) {
     Chain chain(cols);
@@ -204,15 +309,21 @@ int run(int argc, char** argv) {
       const int blocks = sms * blocks_per_sm;
       const double plain = kernel_chain(chain, blocks, false, phases, stream);
       const double pdl = kernel_chain(chain, blocks, true, phases, stream);
-      std::string barrier = "—";
+      std::string barrier = "—", with_weights = "—";
+      char text[32];
       if (cooperative != 0 && blocks_per_sm <= per_sm) {
-        char text[32];
         std::snprintf(text, sizeof text, "%.2f",
-                      barrier_chain(chain, blocks, phases, stream) * 1e6);
+                      barrier_chain(chain, blocks, phases, LayerWeights{}, stream) * 1e6);
         barrier = text;
       }
-      std::printf("| %d | %d | %.2f | %.2f | %s |\n", cols, blocks, plain * 1e6, pdl * 1e6,
-                  barrier.c_str());
+      // A share is an SM's: the weights chain runs one block an SM (the buffer holds that many).
+      if (cooperative != 0 && blocks_per_sm == 1 && weights_per_sm >= 1) {
+        std::snprintf(text, sizeof text, "%.2f",
+                      barrier_chain(chain, blocks, phases, weights, stream) * 1e6);
+        with_weights = text;
+      }
+      std::printf("| %d | %d | %.2f | %.2f | %s | %s |\n", cols, blocks, plain * 1e6, pdl * 1e6,
+                  barrier.c_str(), with_weights.c_str());
     }
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
