@@ -31,6 +31,7 @@
 
 #include "common/bench_main.h"
 #include "common/graph_timing.h"
+#include "engine/cuda/cp_async.cuh"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/device_buffer.cuh"
 
@@ -109,20 +110,15 @@ struct LayerWeights {
 constexpr int kLayerPhases = 5;
 constexpr uint32_t kWeightWord = 0x01010101u;
 
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(gmem) : "memory");
-}
-
 // Starts the copy of this block's share of chain layer `layer` into `to`, as one cp.async group
 // (16 bytes a thread at a time).
 __device__ void copy_layer(const LayerWeights& w, int layer, uint4* to) {
   const uint4* from =
       w.data + (static_cast<size_t>(layer % w.layers) * gridDim.x + blockIdx.x) * w.units;
   for (int i = static_cast<int>(threadIdx.x); i < w.units; i += kThreads) {
-    cp_async16(to + i, from + i);
+    engine::cuda::cp_async16(to + i, from + i);
   }
-  asm volatile("cp.async.commit_group;" ::: "memory");
+  engine::cuda::cp_async_commit();
 }
 
 // The words of a copied share that are not the buffer's bytes (each thread's count).
@@ -149,7 +145,7 @@ __global__ void __launch_bounds__(kThreads)
     if (k % kLayerPhases == 0) {
       const int layer = k / kLayerPhases;
       copy_layer(w, layer + 1, shares + static_cast<size_t>((layer + 1) % 2) * w.units);
-      asm volatile("cp.async.wait_group 1;" ::: "memory");
+      engine::cuda::cp_async_wait<1>();
       __syncthreads();
       const unsigned bad = wrong_words(shares + static_cast<size_t>(layer % 2) * w.units, w.units);
       if (bad != 0) atomicAdd(errors, bad);
@@ -158,7 +154,7 @@ __global__ void __launch_bounds__(kThreads)
     grid.sync();
   }
   // The copy started last is never read; the block waits for it before its shared memory goes.
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  engine::cuda::cp_async_wait<0>();
 }
 
 struct Chain {

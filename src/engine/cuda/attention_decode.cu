@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "engine/cuda/attention_decode.cuh"
+#include "engine/cuda/cp_async.cuh"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/pdl.cuh"
 #include "engine/cuda/rope_rotate.cuh"
@@ -36,18 +37,6 @@ struct Shape {
   static constexpr size_t kTileBytes = size_t{2} * kTile * D * sizeof(uint16_t);  // keys, values
   static_assert(kTile % kPerPass == 0 && kThreads % kPairs == 0 && kChunks >= 1);
 };
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
 
 __device__ __forceinline__ float warp_max(float v) {
 #pragma unroll
