@@ -1,17 +1,20 @@
 // What one dependent step between the phases of a decode step costs on this GPU, with the work a
 // GEMV does on the way in: every block reads the whole activation vector the previous phase wrote
 // and sums it over the block (as x is staged and RMS-reduced), and each block writes its own slice
-// of the next vector. Three ways to chain the phases:
+// of the next vector. Four ways to chain the phases:
 //   kernel       — one kernel per phase, replayed from a CUDA graph, as the decode step runs;
 //   kernel+pdl   — the same with programmatic dependent launch (the next kernel's blocks wait in
 //                  griddepcontrol.wait instead of being launched after the previous grid ends);
 //   grid barrier — one resident kernel, the phases separated by cooperative groups' grid.sync():
 //                  what a persistent decode step would pay between phases;
-//   + weights      — the same, one block an SM, while each block copies its share of the next
+//   + weights    — the same, one block an SM, while each block copies its share of the next
 //                  layer's weights (every five phases, as a layer has five: q|k|v, attention, o,
-//                  gate_up, down) into shared memory a layer ahead, by cp.async (16 bytes a
-//                  thread), from a buffer larger than the L2: what a persistent step that keeps a
-//                  small model's weights off the critical path would pay between phases. Each
+//                  gate_up, down) into shared memory a layer ahead, from a buffer larger than the
+//                  L2: what a persistent step that keeps a small model's weights off the critical
+//                  path would pay between phases. Three ways to copy: by cp.async (16 bytes a
+//                  thread) all at a layer's first phase; the same, a fifth at each phase (fewer
+//                  bytes in flight at once); and by bulk copies (one thread issues 16 KB a copy,
+//                  completing on an mbarrier, so the other threads issue no loads for it). Each
 //                  block checks every byte it copied.
 // Every phase checks its sum (x holds integers, so the sum is exact in any order) and the final
 // vector is checked on the host: a broken chain fails the bench instead of timing it.
@@ -34,6 +37,8 @@
 #include "engine/cuda/cp_async.cuh"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/device_buffer.cuh"
+#include "engine/cuda/gemv_bulk_kernel.cuh"
+#include "engine/cuda/pdl.cuh"
 
 namespace ec::bench {
 namespace {
@@ -75,8 +80,8 @@ template <bool kPdl>
 __global__ void __launch_bounds__(kThreads)
     phase_kernel(const float* x, float* y, int cols, int k, unsigned* errors) {
   if constexpr (kPdl) {
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;");
+    pdl_wait();
+    pdl_trigger();
   }
   phase(x, y, cols, k, errors);
 }
@@ -110,15 +115,37 @@ struct LayerWeights {
 constexpr int kLayerPhases = 5;
 constexpr uint32_t kWeightWord = 0x01010101u;
 
-// Starts the copy of this block's share of chain layer `layer` into `to`, as one cp.async group
-// (16 bytes a thread at a time).
-__device__ void copy_layer(const LayerWeights& w, int layer, uint4* to) {
+// How the "+ weights" chain copies a layer: all at once by cp.async, a fifth a phase by cp.async,
+// or all at once by bulk copies.
+enum class Copy : int { at_once, spread, bulk };
+constexpr Copy kCopies[] = {Copy::at_once, Copy::spread, Copy::bulk};
+
+// Starts the copy of units [lo, hi) of this block's share of chain layer `layer` into `to`: as
+// one cp.async group (16 bytes a thread at a time), or (kBulk) by thread 0 as bulk copies
+// completing on mbarrier `bar`. Every thread's earlier reads of `to` are ordered before the copy by
+// the grid barrier between, and thread 0's fence orders them before the async proxy's writes.
+template <bool kBulk>
+__device__ void copy_layer(const LayerWeights& w, int layer, int lo, int hi, uint4* to,
+                           uint32_t bar) {
+  namespace d = engine::cuda::detail;
   const uint4* from =
       w.data + (static_cast<size_t>(layer % w.layers) * gridDim.x + blockIdx.x) * w.units;
-  for (int i = static_cast<int>(threadIdx.x); i < w.units; i += kThreads) {
-    engine::cuda::cp_async16(to + i, from + i);
+  if constexpr (kBulk) {
+    if (threadIdx.x == 0) {
+      constexpr int kPiece = 1024;  // units: 16 KB a copy
+      d::fence_proxy_async_shared();
+      d::mbar_expect_bytes(bar, static_cast<uint32_t>(hi - lo) * 16u);
+      for (int i = lo; i < hi; i += kPiece) {
+        d::bulk_copy(d::smem_addr(to + i), from + i,
+                     static_cast<uint32_t>(min(kPiece, hi - i)) * 16u, bar);
+      }
+    }
+  } else {
+    for (int i = lo + static_cast<int>(threadIdx.x); i < hi; i += kThreads) {
+      engine::cuda::cp_async16(to + i, from + i);
+    }
+    engine::cuda::cp_async_commit();
   }
-  engine::cuda::cp_async_commit();
 }
 
 // The words of a copied share that are not the buffer's bytes (each thread's count).
@@ -132,29 +159,72 @@ __device__ unsigned wrong_words(const uint4* share, int units) {
   return bad;
 }
 
-// The resident chain with a layer's weights copied a layer ahead: at the first phase of layer l
-// the copy of layer l + 1 starts into the other half of shared memory, and layer l's, started a
-// layer before, is waited for and read.
+// The resident chain with a layer's weights copied a layer ahead: while layer l's phases run,
+// layer l + 1's copy goes into the other half of shared memory (started at layer l's first phase,
+// or a fifth at each of its phases), and at layer l's first phase its own copy, started a layer
+// before, is waited for and read.
+template <Copy kCopy>
 __global__ void __launch_bounds__(kThreads)
     resident_weights_kernel(float* buffers, int cols, int phases, LayerWeights w,
                             unsigned* errors) {
-  extern __shared__ uint4 shares[];  // [2][w.units]
+  namespace d = engine::cuda::detail;
+  constexpr bool kBulk = kCopy == Copy::bulk;
+  extern __shared__ uint4 shares[];          // [2][w.units]
+  __shared__ __align__(8) uint64_t bars[2];  // kBulk: the copies into half h complete on bars[h]
+  const uint32_t bar[2] = {d::smem_addr(&bars[0]), d::smem_addr(&bars[1])};
+  if (kBulk && threadIdx.x == 0) {
+    d::mbar_init(bar[0]);
+    d::mbar_init(bar[1]);
+    d::mbar_init_fence();
+  }
+  __syncthreads();
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  copy_layer(w, 0, shares);
+  const auto half = [&](int layer) { return shares + static_cast<size_t>(layer % 2) * w.units; };
+  copy_layer<kBulk>(w, 0, 0, w.units, shares, bar[0]);
   for (int k = 0; k < phases; ++k) {
-    if (k % kLayerPhases == 0) {
-      const int layer = k / kLayerPhases;
-      copy_layer(w, layer + 1, shares + static_cast<size_t>((layer + 1) % 2) * w.units);
-      engine::cuda::cp_async_wait<1>();
+    const int layer = k / kLayerPhases, step = k % kLayerPhases;
+    if (step == 0) {  // layer's own copy, complete before any of the next layer's starts
+      if constexpr (kBulk) {
+        // Layer l's copy is half l % 2's (l / 2 + 1)-th completion: phase parity (l / 2) & 1.
+        d::mbar_wait(bar[layer % 2], static_cast<uint32_t>(layer / 2) & 1u);
+      } else {
+        engine::cuda::cp_async_wait<0>();
+      }
       __syncthreads();
-      const unsigned bad = wrong_words(shares + static_cast<size_t>(layer % 2) * w.units, w.units);
+      const unsigned bad = wrong_words(half(layer), w.units);
       if (bad != 0) atomicAdd(errors, bad);
+    }
+    if (kCopy == Copy::spread) {
+      const int per = (w.units + kLayerPhases - 1) / kLayerPhases;
+      copy_layer<false>(w, layer + 1, min(w.units, step * per), min(w.units, (step + 1) * per),
+                        half(layer + 1), 0);
+    } else if (step == 0) {
+      copy_layer<kBulk>(w, layer + 1, 0, w.units, half(layer + 1), bar[(layer + 1) % 2]);
     }
     phase(buffers + (k % 2) * cols, buffers + ((k + 1) % 2) * cols, cols, k, errors);
     grid.sync();
   }
   // The copy started last is never read; the block waits for it before its shared memory goes.
-  engine::cuda::cp_async_wait<0>();
+  if constexpr (kBulk) {
+    const int last = (phases - 1) / kLayerPhases + 1;
+    d::mbar_wait(bar[last % 2], static_cast<uint32_t>(last / 2) & 1u);
+  } else {
+    engine::cuda::cp_async_wait<0>();
+  }
+}
+
+using WeightsKernel = void (*)(float*, int, int, LayerWeights, unsigned*);
+
+WeightsKernel weights_kernel(Copy copy) {
+  switch (copy) {
+    case Copy::spread:
+      return resident_weights_kernel<Copy::spread>;
+    case Copy::bulk:
+      return resident_weights_kernel<Copy::bulk>;
+    case Copy::at_once:
+      break;
+  }
+  return resident_weights_kernel<Copy::at_once>;
 }
 
 struct Chain {
@@ -215,9 +285,10 @@ double kernel_chain(Chain& c, int blocks, bool pdl, int phases, cudaStream_t str
 }
 
 // Seconds per phase in one resident kernel with a grid barrier after each phase: the median of 7
-// launches after a warm-up. With weights (w.data set), the "+ weights" chain, in shared memory of
-// two shares a block.
-double barrier_chain(Chain& c, int blocks, int phases, const LayerWeights& w, cudaStream_t stream) {
+// launches after a warm-up. With weights (w.data set), the "+ weights" chain copying as `copy`
+// says, in shared memory of two shares a block.
+double barrier_chain(Chain& c, int blocks, int phases, const LayerWeights& w, Copy copy,
+                     cudaStream_t stream) {
   cudaEvent_t a = nullptr, b = nullptr;
   CUDA_CHECK(cudaEventCreate(&a));
   CUDA_CHECK(cudaEventCreate(&b));
@@ -237,9 +308,8 @@ double barrier_chain(Chain& c, int blocks, int phases, const LayerWeights& w, cu
                                              args, 0, stream));
     } else {
       CUDA_CHECK(cudaLaunchCooperativeKernel(
-          reinterpret_cast<const void*>(resident_weights_kernel),
-          dim3(static_cast<unsigned>(blocks)), dim3(kThreads), weight_args,
-          2 * static_cast<size_t>(w.units) * sizeof(uint4), stream));
+          reinterpret_cast<const void*>(weights_kernel(copy)), dim3(static_cast<unsigned>(blocks)),
+          dim3(kThreads), weight_args, 2 * static_cast<size_t>(w.units) * sizeof(uint4), stream));
     }
     CUDA_CHECK(cudaEventRecord(b, stream));
     CUDA_CHECK(cudaEventSynchronize(b));
@@ -279,24 +349,31 @@ int run(int argc, char** argv) {
   // 512 MB (ten times the L2 of an H100 or H200).
   LayerWeights weights{nullptr, 0, layer_kb * 1024 / 16};
   const size_t weight_smem = 2 * static_cast<size_t>(weights.units) * sizeof(uint4);
-  CUDA_CHECK(cudaFuncSetAttribute(resident_weights_kernel,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(weight_smem)));
-  int weights_per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&weights_per_sm, resident_weights_kernel,
-                                                           kThreads, weight_smem));
+  int weights_per_sm = 1;
+  for (const Copy copy : kCopies) {
+    const WeightsKernel kernel = weights_kernel(copy);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(weight_smem)));
+    int per = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, kThreads, weight_smem));
+    weights_per_sm = std::min(weights_per_sm, per);
+  }
+  const bool copy_weights = cooperative != 0 && weights_per_sm >= 1;
   const size_t layer_bytes = static_cast<size_t>(sms) * weights.units * sizeof(uint4);
   weights.layers = static_cast<int>((size_t{512} << 20) / layer_bytes + 1);
-  DeviceBuffer<uint4> weight_buffer(static_cast<size_t>(weights.layers) * sms * weights.units);
-  CUDA_CHECK(cudaMemset(weight_buffer.get(), 1, weight_buffer.bytes()));
-  weights.data = weight_buffer.get();
+  DeviceBuffer<uint4> weight_buffer;  // only where the weights chains run
+  if (copy_weights) {
+    weight_buffer.resize(static_cast<size_t>(weights.layers) * sms * weights.units);
+    CUDA_CHECK(cudaMemset(weight_buffer.get(), 1, weight_buffer.bytes()));
+    weights.data = weight_buffer.get();
+  }
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::printf(
       "\nµs per phase (%d phases; each block reads the whole vector, sums it, writes its slice;\n"
       "+ weights: %d KB a block copied into shared memory every %d phases, %.1f MB a layer)\n\n"
-      "| features | blocks | kernel | kernel+pdl | grid barrier | + weights |\n"
-      "|---|---|---|---|---|---|\n",
+      "| features | blocks | kernel | kernel+pdl | grid barrier | + weights, cp.async "
+      "| + weights, a fifth a phase | + weights, bulk |\n|---|---|---|---|---|---|---|---|\n",
       phases, layer_kb, kLayerPhases, static_cast<double>(layer_bytes) / 1e6);
   // 896, 3,584 and 18,944: what qwen2-0.5b's and qwen2-7b's GEMVs read (hidden, and 7B's down).
   for (const int cols : {896, 3584, 18944}) {
@@ -305,21 +382,25 @@ int run(int argc, char** argv) {
       const int blocks = sms * blocks_per_sm;
       const double plain = kernel_chain(chain, blocks, false, phases, stream);
       const double pdl = kernel_chain(chain, blocks, true, phases, stream);
-      std::string barrier = "—", with_weights = "—";
+      std::string barrier = "—", copied[3] = {"—", "—", "—"};
       char text[32];
       if (cooperative != 0 && blocks_per_sm <= per_sm) {
-        std::snprintf(text, sizeof text, "%.2f",
-                      barrier_chain(chain, blocks, phases, LayerWeights{}, stream) * 1e6);
+        std::snprintf(
+            text, sizeof text, "%.2f",
+            barrier_chain(chain, blocks, phases, LayerWeights{}, Copy::at_once, stream) * 1e6);
         barrier = text;
       }
-      // A share is an SM's: the weights chain runs one block an SM (the buffer holds that many).
-      if (cooperative != 0 && blocks_per_sm == 1 && weights_per_sm >= 1) {
-        std::snprintf(text, sizeof text, "%.2f",
-                      barrier_chain(chain, blocks, phases, weights, stream) * 1e6);
-        with_weights = text;
+      // A share is an SM's: the weights chains run one block an SM (the buffer holds that many).
+      if (copy_weights && blocks_per_sm == 1) {
+        for (int i = 0; i < 3; ++i) {
+          std::snprintf(text, sizeof text, "%.2f",
+                        barrier_chain(chain, blocks, phases, weights, kCopies[i], stream) * 1e6);
+          copied[i] = text;
+        }
       }
-      std::printf("| %d | %d | %.2f | %.2f | %s | %s |\n", cols, blocks, plain * 1e6, pdl * 1e6,
-                  barrier.c_str(), with_weights.c_str());
+      std::printf("| %d | %d | %.2f | %.2f | %s | %s | %s | %s |\n", cols, blocks, plain * 1e6,
+                  pdl * 1e6, barrier.c_str(), copied[0].c_str(), copied[1].c_str(),
+                  copied[2].c_str());
     }
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
