@@ -115,9 +115,9 @@ struct LayerWeights {
 constexpr int kLayerPhases = 5;
 constexpr uint32_t kWeightWord = 0x01010101u;
 
-// How the "+ weights" chain copies a layer: all at once by cp.async, a fifth a phase by cp.async,
-// or all at once by bulk copies.
-enum class Copy : int { at_once, spread, bulk };
+// How the resident chain copies a layer: not at all (the grid barrier alone), all at once by
+// cp.async, a fifth a phase by cp.async, or all at once by bulk copies.
+enum class Copy : int { none, at_once, spread, bulk };
 constexpr Copy kCopies[] = {Copy::at_once, Copy::spread, Copy::bulk};
 
 // Starts the copy of units [lo, hi) of this block's share of chain layer `layer` into `to`: as
@@ -221,6 +221,7 @@ WeightsKernel weights_kernel(Copy copy) {
       return resident_weights_kernel<Copy::spread>;
     case Copy::bulk:
       return resident_weights_kernel<Copy::bulk>;
+    case Copy::none:
     case Copy::at_once:
       break;
   }
@@ -285,9 +286,9 @@ double kernel_chain(Chain& c, int blocks, bool pdl, int phases, cudaStream_t str
 }
 
 // Seconds per phase in one resident kernel with a grid barrier after each phase: the median of 7
-// launches after a warm-up. With weights (w.data set), the "+ weights" chain copying as `copy`
-// says, in shared memory of two shares a block.
-double barrier_chain(Chain& c, int blocks, int phases, const LayerWeights& w, Copy copy,
+// launches after a warm-up. Unless `copy` is none, the "+ weights" chain copying w as `copy` says,
+// in shared memory of two shares a block.
+double barrier_chain(Chain& c, int blocks, int phases, Copy copy, const LayerWeights& w,
                      cudaStream_t stream) {
   cudaEvent_t a = nullptr, b = nullptr;
   CUDA_CHECK(cudaEventCreate(&a));
@@ -302,7 +303,7 @@ double barrier_chain(Chain& c, int blocks, int phases, const LayerWeights& w, Co
     void* args[] = {&buffers, &cols, &n, &errors};
     void* weight_args[] = {&buffers, &cols, &n, &weights, &errors};
     CUDA_CHECK(cudaEventRecord(a, stream));
-    if (w.data == nullptr) {
+    if (copy == Copy::none) {
       CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(resident_kernel),
                                              dim3(static_cast<unsigned>(blocks)), dim3(kThreads),
                                              args, 0, stream));
@@ -313,7 +314,7 @@ double barrier_chain(Chain& c, int blocks, int phases, const LayerWeights& w, Co
     }
     CUDA_CHECK(cudaEventRecord(b, stream));
     CUDA_CHECK(cudaEventSynchronize(b));
-    c.check(phases, w.data == nullptr ? "grid barrier" : "grid barrier + weights");
+    c.check(phases, copy == Copy::none ? "grid barrier" : "grid barrier + weights");
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
     if (rep > 0) t.push_back(ms * 1e-3 / phases);
@@ -385,16 +386,15 @@ int run(int argc, char** argv) {
       std::string barrier = "—", copied[3] = {"—", "—", "—"};
       char text[32];
       if (cooperative != 0 && blocks_per_sm <= per_sm) {
-        std::snprintf(
-            text, sizeof text, "%.2f",
-            barrier_chain(chain, blocks, phases, LayerWeights{}, Copy::at_once, stream) * 1e6);
+        std::snprintf(text, sizeof text, "%.2f",
+                      barrier_chain(chain, blocks, phases, Copy::none, weights, stream) * 1e6);
         barrier = text;
       }
       // A share is an SM's: the weights chains run one block an SM (the buffer holds that many).
       if (copy_weights && blocks_per_sm == 1) {
         for (int i = 0; i < 3; ++i) {
           std::snprintf(text, sizeof text, "%.2f",
-                        barrier_chain(chain, blocks, phases, weights, kCopies[i], stream) * 1e6);
+                        barrier_chain(chain, blocks, phases, kCopies[i], weights, stream) * 1e6);
           copied[i] = text;
         }
       }
