@@ -34,16 +34,17 @@
 
 #include "common/bench_main.h"
 #include "common/graph_timing.h"
+#include "engine/cuda/bulk_copy.cuh"
 #include "engine/cuda/cp_async.cuh"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/device_buffer.cuh"
-#include "engine/cuda/gemv_bulk_kernel.cuh"
 #include "engine/cuda/pdl.cuh"
 
 namespace ec::bench {
 namespace {
 
 using engine::cuda::DeviceBuffer;
+namespace cu = engine::cuda;
 
 constexpr int kThreads = 256;  // the GEMVs' block size
 
@@ -127,24 +128,23 @@ constexpr Copy kCopies[] = {Copy::at_once, Copy::spread, Copy::bulk};
 template <bool kBulk>
 __device__ void copy_layer(const LayerWeights& w, int layer, int lo, int hi, uint4* to,
                            uint32_t bar) {
-  namespace d = engine::cuda::detail;
   const uint4* from =
       w.data + (static_cast<size_t>(layer % w.layers) * gridDim.x + blockIdx.x) * w.units;
   if constexpr (kBulk) {
     if (threadIdx.x == 0) {
       constexpr int kPiece = 1024;  // units: 16 KB a copy
-      d::fence_proxy_async_shared();
-      d::mbar_expect_bytes(bar, static_cast<uint32_t>(hi - lo) * 16u);
+      cu::fence_proxy_async_shared();
+      cu::mbar_expect_bytes(bar, static_cast<uint32_t>(hi - lo) * 16u);
       for (int i = lo; i < hi; i += kPiece) {
-        d::bulk_copy(d::smem_addr(to + i), from + i,
-                     static_cast<uint32_t>(min(kPiece, hi - i)) * 16u, bar);
+        cu::bulk_copy(cu::smem_addr(to + i), from + i,
+                      static_cast<uint32_t>(min(kPiece, hi - i)) * 16u, bar);
       }
     }
   } else {
     for (int i = lo + static_cast<int>(threadIdx.x); i < hi; i += kThreads) {
-      engine::cuda::cp_async16(to + i, from + i);
+      cu::cp_async16(to + i, from + i);
     }
-    engine::cuda::cp_async_commit();
+    cu::cp_async_commit();
   }
 }
 
@@ -167,15 +167,14 @@ template <Copy kCopy>
 __global__ void __launch_bounds__(kThreads)
     resident_weights_kernel(float* buffers, int cols, int phases, LayerWeights w,
                             unsigned* errors) {
-  namespace d = engine::cuda::detail;
   constexpr bool kBulk = kCopy == Copy::bulk;
   extern __shared__ uint4 shares[];          // [2][w.units]
   __shared__ __align__(8) uint64_t bars[2];  // kBulk: the copies into half h complete on bars[h]
-  const uint32_t bar[2] = {d::smem_addr(&bars[0]), d::smem_addr(&bars[1])};
+  const uint32_t bar[2] = {cu::smem_addr(&bars[0]), cu::smem_addr(&bars[1])};
   if (kBulk && threadIdx.x == 0) {
-    d::mbar_init(bar[0]);
-    d::mbar_init(bar[1]);
-    d::mbar_init_fence();
+    cu::mbar_init(bar[0]);
+    cu::mbar_init(bar[1]);
+    cu::mbar_init_fence();
   }
   __syncthreads();
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
@@ -186,9 +185,9 @@ __global__ void __launch_bounds__(kThreads)
     if (step == 0) {  // layer's own copy, complete before any of the next layer's starts
       if constexpr (kBulk) {
         // Layer l's copy is half l % 2's (l / 2 + 1)-th completion: phase parity (l / 2) & 1.
-        d::mbar_wait(bar[layer % 2], static_cast<uint32_t>(layer / 2) & 1u);
+        cu::mbar_wait(bar[layer % 2], static_cast<uint32_t>(layer / 2) & 1u);
       } else {
-        engine::cuda::cp_async_wait<0>();
+        cu::cp_async_wait<0>();
       }
       __syncthreads();
       const unsigned bad = wrong_words(half(layer), w.units);
@@ -207,9 +206,9 @@ __global__ void __launch_bounds__(kThreads)
   // The copy started last is never read; the block waits for it before its shared memory goes.
   if constexpr (kBulk) {
     const int last = (phases - 1) / kLayerPhases + 1;
-    d::mbar_wait(bar[last % 2], static_cast<uint32_t>(last / 2) & 1u);
+    cu::mbar_wait(bar[last % 2], static_cast<uint32_t>(last / 2) & 1u);
   } else {
-    engine::cuda::cp_async_wait<0>();
+    cu::cp_async_wait<0>();
   }
 }
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/cuda/bulk_copy.cuh"
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/gemv.cuh"
 #include "engine/cuda/gemv_kernel.cuh"
@@ -42,65 +43,6 @@ template <class F, int R, int U, int S>
 size_t gemv_bulk_shared_bytes(int cols) {
   return bulk_ring_offset<F>(cols) + bulk_ring_bytes<R, U, S>() +
          static_cast<size_t>(kGemvWarps) * S * 8;
-}
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void mbar_init(uint32_t bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
-#endif
-}
-
-__device__ __forceinline__ void mbar_init_fence() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-
-// Lane 0's arrival on `bar`, which then completes once `bytes` have been copied in.
-__device__ __forceinline__ void mbar_expect_bytes(uint32_t bar, uint32_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
-#endif
-}
-
-// Copies `bytes` from global `src` to shared `dst` (both 16-byte aligned, bytes a multiple of 16),
-// completing that many of `bar`'s expected bytes.
-__device__ __forceinline__ void bulk_copy(uint32_t dst, const void* src, uint32_t bytes,
-                                          uint32_t bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(dst),
-      "l"(src), "r"(bytes), "r"(bar)
-      : "memory");
-#endif
-}
-
-// Orders this thread's earlier shared-memory accesses before later async-proxy (bulk copy) ones.
-__device__ __forceinline__ void fence_proxy_async_shared() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, "
-        "1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-#endif
 }
 
 template <class F, int R, int U, int S>
