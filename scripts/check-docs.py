@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the documentation as a reader meets it: every relative link and every repository path
-named in README.md and docs/ resolves, docs/ stays a few pages (under MAX_DOCS_ENTRIES entries),
-and no file name or text in the product's own sources speaks of how it was developed instead of
-what it does. Usage: check-docs.py [SOURCE_TREE]; prints one line per problem, exits 1 if any."""
+named in README.md and docs/ resolves, every fenced code block there closes, docs/ stays a few
+pages (under MAX_DOCS_ENTRIES entries), and no file name or text in the product's own sources
+speaks of how it was developed instead of what it does. Usage: check-docs.py [SOURCE_TREE];
+prints one line per problem, exits 1 if any."""
 import os
 import re
 import sys
@@ -57,6 +58,32 @@ def check_links(root, problems):
                     problems.append(f"{md}:{lineno}: path '{path}' does not exist")
 
 
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def check_fences(root, problems):
+    """A fence with text after it cannot close a block (CommonMark), so the rest of the page would
+    render as code: each such line, and a block still open at the end of the file."""
+    for md in markdown_files(root):
+        text = open(os.path.join(root, md), encoding="utf-8").read()
+        opened = None  # (line, fence) of the open block
+        for lineno, line in enumerate(text.splitlines(), 1):
+            m = FENCE.match(line)
+            if not m:
+                continue
+            fence, rest = m.group(1), m.group(2).strip()
+            if opened is None:
+                opened = (lineno, fence)
+            elif fence[0] == opened[1][0] and len(fence) >= len(opened[1]):
+                if rest:
+                    problems.append(f"{md}:{lineno}: text after a closing fence; the code block "
+                                    f"of line {opened[0]} does not close here")
+                else:
+                    opened = None
+        if opened is not None:
+            problems.append(f"{md}:{opened[0]}: the code block opened here never closes")
+
+
 def check_process_words(root, problems):
     for rel in own_files(root):
         if rel in SELF:
@@ -90,6 +117,7 @@ def main():
         return 2
     problems = []
     check_links(root, problems)
+    check_fences(root, problems)
     check_process_words(root, problems)
     check_docs_size(root, problems)
     for p in problems:

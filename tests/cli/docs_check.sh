@@ -1,6 +1,6 @@
 # The documentation checks (scripts/check-docs.py): the source tree passes them, and each check
 # fails on a small tree that breaks it (a dead link, a missing path, a process word in a name or a
-# comment, an oversized docs/ folder).
+# comment, an oversized docs/ folder, a code block that never closes).
 source "$(dirname "$0")/lib.bash"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 0; }
 CHECK="$SRC/scripts/check-docs.py"
@@ -45,7 +45,17 @@ printf '' >"$WORK/t/README.md"
 expect_status 1 python3 "$CHECK" "$WORK/t"
 expect_in "$WORK/out" "bench/gpu_visit.sh: the file name describes the development process"
 
-# 4. docs/ grown past a few pages.
+# 4. A code block closed by a fence with text after it, which does not close it.
+tree
+printf '```sh\nmake\n``` then\n' >>"$WORK/t/docs/method.md"
+expect_status 1 python3 "$CHECK" "$WORK/t"
+expect_in "$WORK/out" "docs/method.md:5: text after a closing fence; the code block of line 3"
+expect_in "$WORK/out" "docs/method.md:3: the code block opened here never closes"
+tree
+printf '```sh\nmake\n```\n~~~\n```\n~~~\n' >>"$WORK/t/docs/method.md"
+expect_status 0 python3 "$CHECK" "$WORK/t"
+
+# 5. docs/ grown past a few pages.
 tree
 for i in $(seq 1 100); do : >"$WORK/t/docs/results/r$i.json"; done
 expect_status 1 python3 "$CHECK" "$WORK/t"
