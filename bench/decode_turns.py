@@ -5,10 +5,10 @@ One bench_decode process varies from the next by about as much as a kernel chang
 so two configurations (tuning tables, pinned kernel variants, binaries of two commits) are only
 compared in processes run alternately: each turn runs every arm once, in reversed order every
 other turn (A B, B A, A B, ...), so that a drift of the machine over the run weighs on both alike.
-Prints one row per model, precision and arm (tok/s of each process in run order, x FP16 of each,
-J/1k tok, the kernel variant strings), then each arm against the first: the ratio of median tok/s
-and whether their ranges overlap, and the same for J/1k tok. Writes every bench_decode row, with
-its arm and turn, to --json.
+Prints one row per model, precision and arm (tok/s of each process in run order, the % of the copy
+bandwidth each process measured, x FP16 of each, J/1k tok, the kernel variant strings), then each
+arm against the first: the ratio of median tok/s and whether their ranges overlap, and the same for
+J/1k tok. Writes every bench_decode row, with its arm and turn, to --json.
 
   decode_turns.py --arm shipped= --arm tuned='--tuning-table new.json' --turns 3 \\
       [--bench build/static/bench/bench_decode] [--json rows.jsonl] -- --models qwen2-7b \\
@@ -98,6 +98,14 @@ def energy_versus(first, arm):
     return f"; J/1k tok {a:.0f} -> {b:.0f} ({change:+.1f} %, ranges {ranges(first, arm)})"
 
 
+def percent_of_copy(row):
+    """The row's weight bytes a second over the copy bandwidth measured in its own process."""
+    gbs, copy = row.get("gb_s"), row.get("copy_ceiling_gb_s")
+    if not gbs or not copy:
+        return None
+    return gbs / copy * 100.0
+
+
 def span(values, fmt):
     if not values:
         return "n/a"
@@ -111,8 +119,9 @@ def summarise(arm_names, rows):
         key = (r["model"], r["precision"])
         if key not in keys:
             keys.append(key)
-    out = ["| model | precision | arm | tok/s, each process | x FP16 | J/1k tok | kernel variant |",
-           "|---|---|---|---|---|---|---|"]
+    out = ["| model | precision | arm | tok/s, each process | % of copy | x FP16 | J/1k tok "
+           "| kernel variant |",
+           "|---|---|---|---|---|---|---|---|"]
     versus = []
     for model, precision in keys:
         speed = {}  # tok/s of each process
@@ -124,12 +133,14 @@ def summarise(arm_names, rows):
             if not mine:
                 continue
             tps = [r["tok_s"] for r in mine]
+            copy = [v for v in (percent_of_copy(r) for r in mine) if v is not None]
             x = [r["x_fp16"] for r in mine if r.get("x_fp16") is not None]
             j = [v for v in (joules_per_1k(r) for r in mine) if v is not None]
             variants = sorted({r.get("kernel_variant", "") for r in mine})
             mismatch = "; MISMATCH" if any(r.get("mismatch") for r in mine) else ""
             out.append(f"| {model} | {precision} | {arm} | {span(tps, '{:.1f}')}{mismatch} "
-                       f"| {span(x, '{:.3f}')} | {span(j, '{:.0f}')} | {' / '.join(variants)} |")
+                       f"| {span(copy, '{:.1f}')} | {span(x, '{:.3f}')} | {span(j, '{:.0f}')} "
+                       f"| {' / '.join(variants)} |")
             speed[arm] = tps
             x_medians[arm] = statistics.median(x) if x else None
             energy[arm] = j

@@ -30,6 +30,7 @@ with open(opt["--json"], "w") as f:
     for fmt in opt.get("--formats", "FP16").split(","):
         tok_s = speed * (2.0 if fmt != "FP16" else 1.0) + n
         f.write(json.dumps({"model": opt.get("--models", "m"), "precision": fmt, "tok_s": tok_s,
+                            "gb_s": tok_s * 8.0, "copy_ceiling_gb_s": 2000.0,
                             "x_fp16": tok_s / (speed + n), "tokens": 256,
                             "joules": [joules, joules],
                             "kernel_variant": "v" + opt.get("--speed", "100"),
@@ -81,6 +82,8 @@ class DecodeTurns(unittest.TestCase):
         # Processes 0..5 run a b b a a b: a's tok/s 100, 103, 104; b's 111, 112, 115.
         self.assertIn("| m | FP16 | a | 100.0, 103.0, 104.0 |", done.stdout)
         self.assertIn("| m | FP16 | b | 111.0, 112.0, 115.0 |", done.stdout)
+        # % of copy: 8 GB a token over 2,000 GB/s measured in the same process.
+        self.assertIn("| m | FP16 | a | 100.0, 103.0, 104.0 | 40.0, 41.2, 41.6 |", done.stdout)
         self.assertIn(f"b / a = {112.0 / 103.0:.4f} (median tok/s); ranges apart; x FP16 "
                       "1.000 -> 1.000 (medians)", done.stdout)
         # J/1k tok: 2.56 J over 256 tokens, 0.1 more each process: a's 10.0, 10.3, 10.4
