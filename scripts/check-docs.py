@@ -11,7 +11,8 @@ import sys
 MAX_DOCS_ENTRIES = 100
 # Top-level folders whose text is ours (fixtures and data hold third-party text and are left out).
 OWN_DIRS = ["bench", "cmake", "docs", "fuzz", "mlcube", "schema", "scripts", "src", "tests", "web"]
-OWN_FILES = ["README.md", "Makefile", "CMakeLists.txt", "CMakePresets.json", "Dockerfile", ".dockerignore"]
+OWN_FILES = ["README.md", "Makefile", "CMakeLists.txt", "CMakePresets.json", "Dockerfile",
+             ".dockerignore"]
 SKIP_DIRS = {"fixtures", "node_modules", "__pycache__", ".git", "build"}
 TEXT_SUFFIXES = {".md", ".cpp", ".h", ".cu", ".cuh", ".py", ".sh", ".bash", ".cmake", ".txt", ".js",
                  ".html", ".css", ".json", ".yaml", ".yml", ""}
@@ -37,7 +38,8 @@ def own_files(root):
 
 
 def markdown_files(root):
-    return [f for f in own_files(root) if f.endswith(".md") and (f == "README.md" or f.startswith("docs/"))]
+    return [f for f in own_files(root)
+            if f.endswith(".md") and (f == "README.md" or f.startswith("docs/"))]
 
 
 def check_links(root, problems):
@@ -99,15 +101,16 @@ def check_process_words(root, problems):
         for lineno, line in enumerate(text.splitlines(), 1):
             m = PROCESS_WORDS.search(line)
             if m:
-                problems.append(f"{rel}:{lineno}: '{m.group(0)}' describes the development process, "
-                                "not the product")
+                problems.append(f"{rel}:{lineno}: '{m.group(0)}' describes the development "
+                                "process, not the product")
 
 
 def check_docs_size(root, problems):
     entries = sum(len(d) + len(f) for _, d, f in os.walk(os.path.join(root, "docs"))) + 1
     if entries >= MAX_DOCS_ENTRIES:
-        problems.append(f"docs/: {entries} files and folders, expected fewer than {MAX_DOCS_ENTRIES} "
-                        "(keep the data behind the result pages; git keeps the history)")
+        problems.append(f"docs/: {entries} files and folders, expected fewer than "
+                        f"{MAX_DOCS_ENTRIES} (keep the data behind the result pages; git keeps the "
+                        "history)")
 
 
 def main():

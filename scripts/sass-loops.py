@@ -9,7 +9,8 @@ most frequent first. A loop's count is static: the instructions between the bran
 the branch, which is what one iteration issues where the body has no branches of its own (the
 GEMV unit loops: the warp-divergent fallback of a shuffle sits after the loop).
 
-    scripts/sass-loops.py src/engine/cuda/gemv_nf4.cu --kernel 'gemv_whole_kernel<ec::engine::cuda::nf4::Nf4Policy, 4, true, true, false>'
+    scripts/sass-loops.py src/engine/cuda/gemv_nf4.cu \\
+        --kernel 'gemv_whole_kernel<ec::engine::cuda::nf4::Nf4Policy, 4, true, true, false>'
 
 cuobjdump: --cuobjdump, else $CUOBJDUMP, else the CUDA toolkit's (/usr/local/cuda/bin), else the
 one --fetch unpacked from Debian's nvidia-cuda-toolkit package (non-free, CUDA 11.8) into
