@@ -20,13 +20,6 @@ __device__ __forceinline__ void mbar_init(uint32_t bar) {
 #endif
 }
 
-__device__ __forceinline__ void mbar_init_fence() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-
 // The issuing thread's arrival on `bar`, which then completes once `bytes` have been copied in.
 __device__ __forceinline__ void mbar_expect_bytes(uint32_t bar, uint32_t bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -53,6 +46,14 @@ __device__ __forceinline__ void fence_proxy_async_shared() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
+}
+
+// Makes the barriers just initialised visible to the other threads and to the bulk copies.
+__device__ __forceinline__ void mbar_init_fence() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+  fence_proxy_async_shared();
 }
 
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
