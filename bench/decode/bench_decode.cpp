@@ -11,10 +11,12 @@
 // format must decode the same tokens (greedy decoding is deterministic here); a row that did not
 // says MISMATCH, and the exit status is 1. Kernels as `run` chooses them: the tuning table shipped
 // for this GPU, another (--tuning-table FILE, or none for the heuristic), or a report's strings
-// (--kernel-variants).
+// (--kernel-variants). The decode attention's KV slices are sized, as `run` sizes them, for the
+// prompt and the new tokens, or for --decode-length positions (one slice per 64, at most 8; the
+// cache then holds that many).
 //   bench_decode [--models a,b] [--formats fp16,int8-wo,...] [--tokens 256] [--prompt 16]
 //                [--iters 2] [--json FILE] [--configs-dir DIR] [--tuning-table FILE|none]
-//                [--kernel-variants STRINGS]
+//                [--kernel-variants STRINGS] [--decode-length N]
 
 #include <algorithm>
 #include <chrono>
@@ -56,7 +58,7 @@ int run(int argc, char** argv) {
   std::string models = "qwen2-0.5b,tinyllama-1.1b,qwen2-1.5b,qwen2.5-3b,qwen2-7b";
   std::string formats = "fp16,int8-wo,nf4,nf4-dq,int8";
   std::string json_path, configs_dir, tuning_table, kernel_variants;
-  int tokens = 256, prompt_len = 16, iters = 2;
+  int tokens = 256, prompt_len = 16, iters = 2, decode_length = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--models") models = v;
@@ -68,7 +70,10 @@ int run(int argc, char** argv) {
     if (k == "--configs-dir") configs_dir = v;
     if (k == "--tuning-table") tuning_table = v;
     if (k == "--kernel-variants") kernel_variants = v;
+    if (k == "--decode-length") decode_length = std::stoi(v);
   }
+  EC_CHECK(decode_length >= 0, "bench_decode: --decode-length must be >= 0, got {}", decode_length);
+  if (decode_length == 0) decode_length = prompt_len + tokens;
   std::shared_ptr<const engine::TuningTable> table;
   if (!tuning_table.empty() && tuning_table != "none") {
     table = std::make_shared<const engine::TuningTable>(engine::read_tuning_table(tuning_table));
@@ -129,7 +134,8 @@ int run(int argc, char** argv) {
       engine::EngineOptions o;
       o.backend = engine::Backend::cuda;
       o.precision = precision;
-      o.max_context = prompt_len + tokens + 8;
+      o.max_context = std::max(prompt_len + tokens + 8, decode_length);
+      o.decode_length = decode_length;
       o.tuning_table = table;
       o.use_tuning_table = tuning_table != "none";
       o.kernel_variants = kernel_variants;

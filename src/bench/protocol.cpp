@@ -195,6 +195,12 @@ std::vector<report::RunRecord> run_protocol(const RunOptions& options,
   const model::ModelConfig& config = weights->config;
   tok::Tokenizer tokenizer = resolve_tokenizer(options);
   std::vector<int32_t> prompt = tokenizer.encode(options.prompt, true);
+  // Every decode step of this job attends to the prompt and at most new_tokens more: both engines
+  // size their decode attention for that, as bench_decode does for the same workload.
+  engine::EngineOptions job_engine = options.engine;
+  if (job_engine.decode_length == 0) {
+    job_engine.decode_length = static_cast<int>(prompt.size()) + options.new_tokens;
+  }
 
   bool synthetic = !std::filesystem::is_directory(options.model);
   common.workload.model_name = config.name;
@@ -241,7 +247,7 @@ std::vector<report::RunRecord> run_protocol(const RunOptions& options,
   std::unique_ptr<engine::Engine> fp16;
   std::optional<report::DecodeRun> baseline;
   if (with_baseline) {
-    engine::EngineOptions fp16_options = options.engine;
+    engine::EngineOptions fp16_options = job_engine;
     fp16_options.precision = engine::Precision::fp16;
     fp16 = engine::make_engine(weights, fp16_options);
     say(log, fmt::format("FP16 baseline: {} warmup + {} measured iterations of {} tokens",
@@ -262,7 +268,7 @@ std::vector<report::RunRecord> run_protocol(const RunOptions& options,
     record.baseline = baseline;
     RunOptions this_run = options;
     this_run.precision = precision;
-    engine::EngineOptions engine_options = options.engine;
+    engine::EngineOptions engine_options = job_engine;
     engine_options.precision = precision;
     auto engine = engine::make_engine(weights, engine_options);
     say(log, fmt::format("{}: {} warmup + {} measured iterations of {} tokens",

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -80,6 +81,8 @@ void add_generate_command(CLI::App& app) {
       if (id >= vocab)
         fail_usage("--prompt-ids: token {} is outside the vocabulary (size {})", id, vocab);
     }
+    options.decode_length =
+        static_cast<int>(prompt_ids.size()) + std::max(flags->max_new_tokens, 0);
     auto engine = engine::make_engine(weights, options);
 
     std::vector<int32_t> generated;

@@ -75,6 +75,9 @@ void add_tune_command(CLI::App& app) {
     if (flags->engine.max_context == 0) flags->engine.max_context = 512;
     if (flags->settings.position < 0) flags->settings.position = 144;
     engine::EngineOptions options = to_engine_options(flags->engine);
+    // The timed steps run the attention `run` would run: sized for a job twice as long as the
+    // position it decodes at on average.
+    options.decode_length = 2 * flags->settings.position + flags->settings.steps;
     const std::vector<engine::Precision> precisions = parse_precisions(flags->precisions);
     EC_CHECK(options.backend == engine::Backend::cuda,
              "tune: the CPU backend has one kernel per format, nothing to tune (tune needs the "

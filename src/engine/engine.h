@@ -40,6 +40,10 @@ struct EngineOptions {
   Precision precision = Precision::fp16;
   int threads = 0;      // CPU threads; 0 = all hardware threads
   int max_context = 0;  // KV cache length; 0 = the model's max_position_embeddings (capped at 4096)
+  // The longest context a decode step of this engine's job attends to (prompt + new tokens); 0:
+  // the KV cache's length. It sizes the CUDA decode attention's KV slices (one per 64 positions),
+  // a choice of speed only: a longer context still decodes, in slices sized for this one.
+  int decode_length = 0;
   bool cuda_graph = true;  // CUDA: capture the decode step as a graph
   int device = 0;          // CUDA device ordinal
 

@@ -16,6 +16,8 @@ namespace ec::engine {
 std::unique_ptr<Engine> make_engine(std::shared_ptr<const model::ModelWeights> weights,
                                     const EngineOptions& options) {
   EC_CHECK(weights != nullptr, "make_engine: no weights given");
+  EC_CHECK(options.decode_length >= 0,
+           "decode_length must be >= 0 (0: the KV cache's length), got {}", options.decode_length);
   switch (options.backend) {
     case Backend::cpu:
       // Unimplemented weight formats are refused inside, by make_cpu_linear (the format dispatch).

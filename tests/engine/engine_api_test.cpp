@@ -121,6 +121,20 @@ TEST(MakeEngine, RefusesCudaWithoutTheBackend) {
   EXPECT_THROW(make_engine(nullptr, EngineOptions{}), Error);
 }
 
+TEST(MakeEngine, RefusesANegativeDecodeLength) {
+  auto weights = test::make_tiny_model({});
+  EngineOptions options;
+  options.decode_length = -1;
+  try {
+    make_engine(weights, options);
+    FAIL() << "expected ec::Error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("decode_length must be >= 0"));
+  }
+  options.decode_length = 7;  // a hint the CPU engine has no use for, and accepts
+  EXPECT_NO_THROW(make_engine(weights, options));
+}
+
 // The config check both backends start from names what is wrong with the model.
 TEST(CheckedEngineConfig, NamesTheInconsistency) {
   const auto expect_error = [](std::shared_ptr<model::ModelWeights> w, const char* what) {

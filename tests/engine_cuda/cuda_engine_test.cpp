@@ -348,6 +348,27 @@ TEST(CudaEngine, PinnedVariantsRunAsGivenAndDecodeTheSame) {
   refused(lacking, "role o: r2p-u2");
 }
 
+// The heuristic sizes the decode attention's KV slices for the job's decode length when one is
+// given (run: prompt + new tokens), else for the cache: 100 positions take 2 slices where the
+// 512-position cache takes 8 (or 1 each on a GPU without clusters).
+TEST(CudaEngine, AttentionSlicesFollowTheJobsDecodeLength) {
+  EC_REQUIRE_CUDA();
+  auto w = weights("tiny-qwen2", DType::f16);
+  EngineOptions o = options(Backend::cuda, Precision::fp16);
+  o.use_tuning_table = false;
+  const auto splits_of = [&](int decode_length) {
+    o.decode_length = decode_length;
+    const std::string v = make_engine(w, o)->info().kernel_variant;
+    const size_t at = v.rfind(':');
+    EXPECT_NE(v.find("attn-fused-splits"), std::string::npos) << v;
+    return std::stoi(v.substr(at + 1));
+  };
+  const int whole = splits_of(0);
+  EXPECT_TRUE(whole == 8 || whole == 1) << whole;
+  EXPECT_EQ(splits_of(100), std::min(whole, 2));
+  EXPECT_EQ(splits_of(100000), whole);  // past the cache: sized for the cache
+}
+
 TEST(CudaEngine, DecodeGreedyIsArgmaxOfForwardAndResetRepeats) {
   EC_REQUIRE_CUDA();
   auto w = weights("tiny-llama", DType::f16);

@@ -145,6 +145,8 @@ KernelContext CudaEngine::kernel_context() const {
   ctx.model = &model_;
   ctx.config = &config_;
   ctx.capacity = capacity_;
+  ctx.decode_length =
+      options_.decode_length > 0 ? std::min(options_.decode_length, capacity_) : capacity_;
   ctx.compute_major = prop_.major;
   ctx.device = current_gemv_device();
   ctx.pdl = options_.pdl && prop_.major >= 9;

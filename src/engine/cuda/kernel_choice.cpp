@@ -64,12 +64,20 @@ std::string variant_name(quant::Format format, const DecodeKernels& k) {
          fmt::format(",{}:{}]", k.fused_attention ? "attn-fused-splits" : "attn-splits", k.splits);
 }
 
+int fused_attention_slices(int decode_length, int max_slices) {
+  EC_CHECK(decode_length >= 1 && max_slices >= 1,
+           "fused attention slices: the decode length ({}) and the most slices ({}) must be at "
+           "least 1",
+           decode_length, max_slices);
+  return std::clamp((decode_length + 63) / 64, 1, max_slices);
+}
+
 DecodeKernels heuristic_kernels(const KernelContext& ctx) {
   DecodeKernels k;
   k.gemv.fill(GemvConfig{2, true, ctx.pdl});
   k.fused_attention = fused_attention(ctx);
-  k.splits = k.fused_attention ? std::clamp((ctx.capacity + 63) / 64, 1, max_fused_splits(ctx))
-                               : attention_splits(1, ctx.config->num_kv_heads, ctx.capacity);
+  k.splits = k.fused_attention ? fused_attention_slices(ctx.decode_length, max_fused_splits(ctx))
+                               : attention_splits(1, ctx.config->num_kv_heads, ctx.decode_length);
   k.source = "heuristic";
   return k;
 }
