@@ -48,7 +48,7 @@ DecodeKernels heuristic_kernels(const KernelContext& ctx);
 // The fused decode attention's KV slices for a job whose steps attend to at most `decode_length`
 // positions: one per 64, from 1 to `max_slices`. Sized for the job, not the cache: at 272 positions
 // in a 4,096-position cache, 5 slices decoded Qwen2-0.5B NF4 2.4 % faster than 8 on an H100, and no
-// measured row was slower (docs/results/decode-h100.md).
+// measured row slower by more than its processes' spread (docs/results/decode-h100.md).
 int fused_attention_slices(int decode_length, int max_slices);
 
 // The tuning table's key of a role's GEMV.
