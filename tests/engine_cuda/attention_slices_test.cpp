@@ -12,8 +12,8 @@ TEST(FusedAttentionSlices, OnePerSixtyFourPositionsUpToTheMost) {
   EXPECT_EQ(fused_attention_slices(1, 8), 1);
   EXPECT_EQ(fused_attention_slices(64, 8), 1);
   EXPECT_EQ(fused_attention_slices(65, 8), 2);
-  EXPECT_EQ(fused_attention_slices(272, 8), 5);  // run's default job: 16-token prompt + 256
-  EXPECT_EQ(fused_attention_slices(280, 8), 5);  // bench_decode's cache for the same job
+  EXPECT_EQ(fused_attention_slices(272, 8), 5);  // bench_decode's job: 16-token prompt + 256
+  EXPECT_EQ(fused_attention_slices(280, 8), 5);  // the cache bench_decode holds for that job
   EXPECT_EQ(fused_attention_slices(449, 8), 8);
   EXPECT_EQ(fused_attention_slices(4096, 8), 8);
   EXPECT_EQ(fused_attention_slices(4096, 1), 1);  // a GPU without clusters

@@ -144,7 +144,6 @@ KernelContext CudaEngine::kernel_context() const {
   KernelContext ctx;
   ctx.model = &model_;
   ctx.config = &config_;
-  ctx.capacity = capacity_;
   ctx.decode_length =
       options_.decode_length > 0 ? std::min(options_.decode_length, capacity_) : capacity_;
   ctx.compute_major = prop_.major;

@@ -26,8 +26,7 @@ struct DecodeKernels {
 struct KernelContext {
   const DeviceModel* model = nullptr;
   const model::ModelConfig* config = nullptr;
-  int capacity = 0;       // KV positions
-  int decode_length = 0;  // the positions the KV slices are sized for: ≤ capacity
+  int decode_length = 0;  // the positions the KV slices are sized for: ≤ the KV cache's length
   int compute_major = 0;  // the GPU's compute capability
   GemvDevice device;      // what the GEMV variants may use there
   bool pdl = false;       // programmatic dependent launch: asked for, and the GPU has it
