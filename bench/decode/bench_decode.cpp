@@ -88,9 +88,14 @@ int run(int argc, char** argv) {
   }
   if (formats == "none") return 0;  // only the configs were wanted
   // FP16 first (however it is spelled), so every other row of its model has the baseline of this
-  // process to divide by.
+  // process to divide by; each format once, however often it is named.
   std::vector<engine::Precision> precisions;
-  for (const std::string& f : comma_list(formats)) precisions.push_back(engine::parse_precision(f));
+  for (const std::string& f : comma_list(formats)) {
+    const engine::Precision p = engine::parse_precision(f);
+    if (std::find(precisions.begin(), precisions.end(), p) == precisions.end()) {
+      precisions.push_back(p);
+    }
+  }
   std::stable_partition(precisions.begin(), precisions.end(),
                         [](engine::Precision p) { return p == engine::Precision::fp16; });
   EC_CHECK(engine::cuda::cuda_device_available(), "bench_decode: no CUDA device");

@@ -46,8 +46,7 @@ kernel_formats() {
   done
   (IFS=,; echo "${out[*]}")
 }
-# bench_decode's formats for the precisions: FP16 first, as the baseline of × FP16, and once
-# (bench_decode decodes a format named twice twice).
+# bench_decode's formats for the precisions: FP16, the baseline of × FP16, then the others.
 decode_formats() {
   local out=(FP16) p
   for p in ${1//,/ }; do
