@@ -120,7 +120,8 @@ for stage in $STAGES; do
       fi
       timeout 400 python3 "$HERE/../decode_turns.py" --bench "$BENCH/bench_decode" \
         --turns "$TURNS" --json "$OUT/turns.jsonl" --log "$OUT/turns.log" "${arms[@]}" \
-        -- --models "$MODELS" --formats "$(decode_formats "$PRECISIONS")" --tokens 256 >"$OUT/summary.md"
+        -- --models "$MODELS" --formats "$(decode_formats "$PRECISIONS")" --tokens 256 \
+        >"$OUT/summary.md"
       echo "turns exit $? at $(elapsed) s"
       cat "$OUT/summary.md"
       ;;
