@@ -46,14 +46,6 @@ kernel_formats() {
   done
   (IFS=,; echo "${out[*]}")
 }
-# bench_decode's formats for the precisions: FP16, the baseline of × FP16, then the others.
-decode_formats() {
-  local out=(FP16) p
-  for p in ${1//,/ }; do
-    [ "$(echo "$p" | tr 'a-z' 'A-Z')" = FP16 ] || out+=("$p")
-  done
-  (IFS=,; echo "${out[*]}")
-}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv >"$OUT/smi.txt" 2>&1
@@ -120,8 +112,7 @@ for stage in $STAGES; do
       fi
       timeout 400 python3 "$HERE/../decode_turns.py" --bench "$BENCH/bench_decode" \
         --turns "$TURNS" --json "$OUT/turns.jsonl" --log "$OUT/turns.log" "${arms[@]}" \
-        -- --models "$MODELS" --formats "$(decode_formats "$PRECISIONS")" --tokens 256 \
-        >"$OUT/summary.md"
+        -- --models "$MODELS" --formats "FP16,$PRECISIONS" --tokens 256 >"$OUT/summary.md"
       echo "turns exit $? at $(elapsed) s"
       cat "$OUT/summary.md"
       ;;
