@@ -5,8 +5,8 @@
 #   tune     `ecocompute tune` of each model × precision into a copy of the table
 #            (tuned.json), starting from the copy's entries, as the tuner does;
 #   turns    bench_decode with the table before and with the tuned copy (and the pinned copy,
-#            with PIN), in processes that take turns (bench/decode_turns.py): tok/s of every
-#            process, × FP16, J/1k tok, variants.
+#            with PIN; the other table, with VS), in processes that take turns
+#            (bench/decode_turns.py): tok/s of every process, × FP16, J/1k tok, variants.
 # then the turns' table (also $OUT/summary.md; every output in $OUT/tune_compare.tgz). A tuned
 # copy goes into data/tuning/ only where its processes decode faster than the table's, their ranges
 # apart (data/tuning/README.md).
@@ -16,6 +16,8 @@
 #   STAGES="tests kernels tune turns"
 #   PIN="qwen2-7b:nf4,nf4-dq:qkv,o=r2p-whole ..."   an arm of the table with those entries on
 #            those variants (bench/table_arm.py's SETs), timed in the turns beside the others
+#   VS=FILE  an arm of another whole table, e.g. the other card's (VS=data/tuning/nvidia-h100-...
+#            on an H200), renamed for this GPU: which of two cards' entries decode faster here
 # A table named for another GPU (the H200's on an H100) is renamed for this one in every arm.
 # Budget on an H200: tests ≈ 60 s, kernels ≈ 20 s a model, tune ≈ 10 s a model and precision,
 # turns ≈ 30 s a 7B process of three formats. Each stage has its own timeout.
@@ -67,6 +69,10 @@ if [ -n "$GPU" ] && ! grep -qF "\"name\": \"$GPU\"" "$TABLE"; then
   TABLE="$OUT/before.json"
   echo "renamed for $GPU: $TABLE" | tee -a "$OUT/table.txt"
 fi
+if [ -n "${VS:-}" ]; then
+  python3 "$HERE/../table_arm.py" "$VS" --gpu "$GPU" --out "$OUT/vs.json" >/dev/null || exit 2
+  echo "vs: $VS ($(sha256sum "$VS" | cut -c1-12)), renamed for $GPU" | tee -a "$OUT/table.txt"
+fi
 if [ -n "${PIN:-}" ]; then
   # shellcheck disable=SC2086  # PIN is a list of SETs
   python3 "$HERE/../table_arm.py" "$TABLE" --out "$OUT/pinned.json" $PIN | tee -a "$OUT/table.txt"
@@ -106,8 +112,9 @@ for stage in $STAGES; do
       arms=(--arm "before=--tuning-table $TABLE")
       [ -f "$OUT/tuned.json" ] && arms+=(--arm "tuned=--tuning-table $OUT/tuned.json")
       [ -f "$OUT/pinned.json" ] && arms+=(--arm "pinned=--tuning-table $OUT/pinned.json")
+      [ -f "$OUT/vs.json" ] && arms+=(--arm "vs=--tuning-table $OUT/vs.json")
       if [ ${#arms[@]} -lt 4 ]; then
-        echo "turns: nothing to compare with the table (run the tune stage, or give PIN)"
+        echo "turns: nothing to compare with the table (run the tune stage, or give PIN or VS)"
         continue
       fi
       timeout 400 python3 "$HERE/../decode_turns.py" --bench "$BENCH/bench_decode" \
