@@ -100,17 +100,16 @@ class TuneCompareTurns(unittest.TestCase):
         for call in calls:  # the common arguments: the models and FP16 with the precisions
             self.assertEqual(call["args"][:4], ["--models", "qwen2-7b", "--formats", "FP16,NF4"])
         tables = self.arm_tables()
+        h200 = self.load(H200_TABLE)
         self.assertEqual(sorted(tables), ["nvidia-h200-cc9.0.json", "pinned.json", "vs.json"])
-        self.assertEqual(tables["nvidia-h200-cc9.0.json"], self.load(H200_TABLE))
+        self.assertEqual(tables["nvidia-h200-cc9.0.json"], h200)
         # VS: the H100's entries, renamed for the H200.
-        h100 = self.load(H100_TABLE)
         self.assertEqual(tables["vs.json"]["gpu"]["name"], "NVIDIA H200")
-        self.assertEqual(tables["vs.json"]["entries"], h100["entries"])
+        self.assertEqual(tables["vs.json"]["entries"], self.load(H100_TABLE)["entries"])
         # PIN: the H200's table with 7B NF4's lm_head replaced, every other entry as it was.
         pinned = tables["pinned.json"]["entries"]
-        h200 = self.load(H200_TABLE)["entries"]
-        self.assertEqual(len(pinned), len(h200))
-        changed = [(a, b) for a, b in zip(h200, pinned) if a != b]
+        self.assertEqual(len(pinned), len(h200["entries"]))
+        changed = [(a, b) for a, b in zip(h200["entries"], pinned) if a != b]
         self.assertEqual(len(changed), 1)
         before, after = changed[0]
         self.assertEqual((before["model"], before["weight_format"], before["role"]),
