@@ -496,6 +496,9 @@ std::string check(Model& m, int blocks, Sum sum, const std::vector<float>& want,
 
 int run(int argc, char** argv) {
   std::string only, gu_name, down_name;
+  if (argc % 2 == 0) {
+    throw std::runtime_error(std::string("flag ") + argv[argc - 1] + " without a value");
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--model")
