@@ -140,12 +140,12 @@ __device__ __forceinline__ void prefetch_l2(const void* p) {
 // any order (bit-reproducible), for |outputs| below 2^31.
 constexpr double kFixedOne = 4294967296.0;
 
-// out[0..7] += v by atomics: fp32 (kFixed false; the order of the adds sets the rounding) or
-// int64 fixed point.
+// out[i..i + 7] += v by atomics, out holding fp32 (kFixed false; the order of the adds sets the
+// rounding) or int64 fixed point.
 template <bool kFixed>
-__device__ __forceinline__ void atomic_add8(void* out, const float* v) {
+__device__ __forceinline__ void atomic_add8(void* out, int i, const float* v) {
   if constexpr (kFixed) {
-    auto* o = static_cast<unsigned long long*>(out);
+    auto* o = static_cast<unsigned long long*>(out) + i;
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
       atomicAdd(o + k, static_cast<unsigned long long>(
@@ -153,7 +153,7 @@ __device__ __forceinline__ void atomic_add8(void* out, const float* v) {
     }
     return;
   }
-  float* f = static_cast<float*>(out);
+  float* f = static_cast<float*>(out) + i;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   atomicAdd(reinterpret_cast<float4*>(f), make_float4(v[0], v[1], v[2], v[3]));
   atomicAdd(reinterpret_cast<float4*>(f + 4), make_float4(v[4], v[5], v[6], v[7]));
@@ -184,15 +184,7 @@ __device__ __forceinline__ void down_rows(const FusedArgs& a, int j0, int rows, 
   }
 }
 
-// One layer's MLP: block b owns activation rows [b · inter / grid, (b + 1) · inter / grid).
-// Shared memory: the normalised x [hidden], the block's activations [kMaxRows], and the partial
-// outputs of the thread groups past the first [hidden each].
-// Element i of an output buffer of either kind.
-__device__ __forceinline__ void* out_unit(void* out, int i, bool fixed) {
-  return fixed ? static_cast<void*>(static_cast<long long*>(out) + i)
-               : static_cast<void*>(static_cast<float*>(out) + i);
-}
-
+// Element i of an output buffer, fp32 or int64 fixed point.
 template <bool kFixed>
 __device__ __forceinline__ float output_at(const void* out, int i) {
   if constexpr (kFixed) {
@@ -203,6 +195,9 @@ __device__ __forceinline__ float output_at(const void* out, int i) {
   }
 }
 
+// One layer's MLP: block b owns activation rows [b · inter / grid, (b + 1) · inter / grid).
+// Shared memory: the normalised x [hidden], the block's activations [kMaxRows], and the partial
+// outputs of the thread groups past the first [hidden each].
 template <bool kFixed>
 __global__ void __launch_bounds__(kThreads) fused_mlp(FusedArgs a) {
   extern __shared__ float4 smem4[];
@@ -313,13 +308,13 @@ __global__ void __launch_bounds__(kThreads) fused_mlp(FusedArgs a) {
 #pragma unroll
         for (int k = 0; k < 8; ++k) acc[k] += part[(g - 1) * a.hidden + 8 * unit + k];
       }
-      atomic_add8<kFixed>(out_unit(a.out, 8 * unit, kFixed), acc);
+      atomic_add8<kFixed>(a.out, 8 * unit, acc);
     }
   } else {
     for (int unit = t; unit < units; unit += kThreads) {
       float acc[8] = {};
       down_rows(a, j0, rows, act, unit, 0, 1, acc);
-      atomic_add8<kFixed>(out_unit(a.out, 8 * unit, kFixed), acc);
+      atomic_add8<kFixed>(a.out, 8 * unit, acc);
     }
   }
 }
