@@ -257,26 +257,15 @@ struct Chain {
 // phase k always finds k).
 double kernel_chain(Chain& c, int blocks, bool pdl, int phases, cudaStream_t stream) {
   const auto launch = [&](int k, cudaStream_t s) {
-    cudaLaunchConfig_t lc{};
-    lc.gridDim = dim3(static_cast<unsigned>(blocks));
-    lc.blockDim = dim3(kThreads);
-    lc.stream = s;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    lc.attrs = attr;
-    lc.numAttrs = pdl ? 1 : 0;
+    const LaunchShape shape{dim3(static_cast<unsigned>(blocks)), dim3(kThreads)};
     const float* x = c.buffers.get() + static_cast<size_t>(k % 2) * c.cols;
     float* y = c.buffers.get() + static_cast<size_t>((k + 1) % 2) * c.cols;
     if (k == 0) {
       zero_kernel<<<64, kThreads, 0, s>>>(c.buffers.get(), 2 * c.cols);
       CUDA_CHECK_LAUNCH();
     }
-    if (pdl) {
-      CUDA_CHECK(cudaLaunchKernelEx(&lc, phase_kernel<true>, x, y, c.cols, k, c.errors.get()));
-    } else {
-      CUDA_CHECK(cudaLaunchKernelEx(&lc, phase_kernel<false>, x, y, c.cols, k, c.errors.get()));
-    }
+    launch_pdl(pdl ? phase_kernel<true> : phase_kernel<false>, shape, s, pdl, x, y, c.cols, k,
+               c.errors.get());
   };
   c.reset();
   const double t = graph_seconds_per_launch(launch, phases, stream);

@@ -414,21 +414,10 @@ void fused_layer(Model& m, int l, int blocks, bool prefetch_down, Sum sum, cudaS
               s.hidden,
               s.inter,
               prefetch_down};
-  cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(static_cast<unsigned>(blocks));
-  lc.blockDim = dim3(kThreads);
-  lc.dynamicSmemBytes = fused_shared_bytes(s);
-  lc.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  lc.attrs = attr;
-  lc.numAttrs = 1;
-  if (fixed) {
-    CUDA_CHECK(cudaLaunchKernelEx(&lc, fused_mlp<true>, a));
-  } else {
-    CUDA_CHECK(cudaLaunchKernelEx(&lc, fused_mlp<false>, a));
-  }
+  launch_pdl(
+      fixed ? fused_mlp<true> : fused_mlp<false>,
+      LaunchShape{dim3(static_cast<unsigned>(blocks)), dim3(kThreads), fused_shared_bytes(s)},
+      stream, true, a);
 }
 
 // The engine chain's residual after one pass over the layers from x0.

@@ -265,28 +265,12 @@ void launch(const DecodeAttentionArgs& a, bool pdl, cudaStream_t stream) {
                                     static_cast<int>(smem)));
     configured = true;
   }
-  cudaLaunchConfig_t lc{};
-  lc.gridDim = dim3(static_cast<unsigned>(a.n_heads), static_cast<unsigned>(a.splits));
-  lc.blockDim = dim3(kThreads);
-  lc.dynamicSmemBytes = smem;
-  lc.stream = stream;
-  cudaLaunchAttribute attr[2];
-  unsigned n = 0;
-  if (a.splits > 1) {
-    attr[n].id = cudaLaunchAttributeClusterDimension;
-    attr[n].val.clusterDim.x = 1;
-    attr[n].val.clusterDim.y = static_cast<unsigned>(a.splits);
-    attr[n].val.clusterDim.z = 1;
-    ++n;
-  }
-  if (pdl) {
-    attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[n].val.programmaticStreamSerializationAllowed = 1;
-    ++n;
-  }
-  lc.attrs = attr;
-  lc.numAttrs = n;
-  CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, a));
+  // The slices of one head form a cluster: they merge their partial results in shared memory.
+  const unsigned splits = static_cast<unsigned>(a.splits);
+  launch_pdl(kernel,
+             LaunchShape{dim3(static_cast<unsigned>(a.n_heads), splits), dim3(kThreads), smem,
+                         dim3(1, splits, 1)},
+             stream, pdl, a);
 }
 
 }  // namespace

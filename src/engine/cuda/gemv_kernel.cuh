@@ -757,22 +757,7 @@ __global__ void __launch_bounds__(kGemvThreads) gemv_kernel(const GemvArgs a) {
 template <class Kernel>
 void launch_maybe_pdl(Kernel kernel, dim3 grid, size_t smem, bool pdl, cudaStream_t stream,
                       const GemvArgs& args) {
-  if (!pdl) {
-    kernel<<<grid, kGemvThreads, smem, stream>>>(args);
-    CUDA_CHECK_LAUNCH();
-    return;
-  }
-  cudaLaunchConfig_t lc{};
-  lc.gridDim = grid;
-  lc.blockDim = dim3(kGemvThreads);
-  lc.dynamicSmemBytes = smem;
-  lc.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  lc.attrs = attr;
-  lc.numAttrs = 1;
-  CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, args));
+  launch_pdl(kernel, LaunchShape{grid, dim3(kGemvThreads), smem}, stream, pdl, args);
 }
 
 // Raises `kernel`'s dynamic shared-memory limit to `smem` where that is past what `configured`
