@@ -31,12 +31,15 @@
 #include "engine/cuda/cuda_check.cuh"
 #include "engine/cuda/device_buffer.cuh"
 #include "engine/cuda/gemv.cuh"
+#include "engine/cuda/half_dot.cuh"
 #include "engine/cuda/pdl.cuh"
 
 namespace ec::bench {
 namespace {
 
 using engine::cuda::DeviceBuffer;
+using engine::cuda::dot8;
+using engine::cuda::f16x2;
 using engine::cuda::GemvArgs;
 using engine::cuda::GemvConfig;
 
@@ -114,22 +117,6 @@ __device__ __forceinline__ void add8(float* acc, float a, uint4 w) {
     acc[2 * k] = fmaf(a, f.x, acc[2 * k]);
     acc[2 * k + 1] = fmaf(a, f.y, acc[2 * k + 1]);
   }
-}
-
-__device__ __forceinline__ float dot8(uint4 w, const float* x) {
-  const float4 lo = reinterpret_cast<const float4*>(x)[0];
-  const float4 hi = reinterpret_cast<const float4*>(x)[1];
-  const __half2* h = reinterpret_cast<const __half2*>(&w);
-  const float2 f0 = __half22float2(h[0]), f1 = __half22float2(h[1]);
-  const float2 f2 = __half22float2(h[2]), f3 = __half22float2(h[3]);
-  float s = f0.x * lo.x;
-  s = fmaf(f0.y, lo.y, s);
-  s = fmaf(f1.x, lo.z, s);
-  s = fmaf(f1.y, lo.w, s);
-  s = fmaf(f2.x, hi.x, s);
-  s = fmaf(f2.y, hi.y, s);
-  s = fmaf(f3.x, hi.z, s);
-  return fmaf(f3.y, hi.w, s);
 }
 
 __device__ __forceinline__ void prefetch_l2(const void* p) {
@@ -276,8 +263,9 @@ __global__ void __launch_bounds__(kThreads) fused_mlp(FusedArgs a) {
       for (int k = 0; k < kUnitsInFlight; ++k) {
         const int c = c0 + lane + 32 * k;
         if (c < units) {
-          gs += dot8(wg[k], xs + 8 * c);
-          us += dot8(wu[k], xs + 8 * c);
+          const float4* xc = reinterpret_cast<const float4*>(xs + 8 * c);
+          gs += dot8<f16x2>(wg[k], xc, 0);
+          us += dot8<f16x2>(wu[k], xc, 0);
         }
       }
     }
