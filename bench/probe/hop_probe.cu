@@ -44,6 +44,8 @@ namespace ec::bench {
 namespace {
 
 using engine::cuda::DeviceBuffer;
+using engine::cuda::launch_pdl;
+using engine::cuda::LaunchShape;
 namespace cu = engine::cuda;
 
 constexpr int kThreads = 256;  // the GEMVs' block size

@@ -42,6 +42,8 @@ using engine::cuda::dot8;
 using engine::cuda::f16x2;
 using engine::cuda::GemvArgs;
 using engine::cuda::GemvConfig;
+using engine::cuda::launch_pdl;
+using engine::cuda::LaunchShape;
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;

@@ -23,6 +23,8 @@ __device__ __forceinline__ void pdl_trigger() {
 #endif
 }
 
+namespace ec::engine::cuda {
+
 // Where and how wide a kernel runs. A cluster of more than one block adds the cluster attribute.
 struct LaunchShape {
   dim3 grid;
@@ -60,3 +62,5 @@ void launch_pdl(void (*kernel)(Params...), const LaunchShape& shape, cudaStream_
   lc.numAttrs = n;
   CUDA_CHECK(cudaLaunchKernelEx(&lc, kernel, std::forward<Args>(args)...));
 }
+
+}  // namespace ec::engine::cuda
